@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install the Debian packages dynpmu needs, or say how to.
+# Usage: scripts/deps.sh build|test|demo
+set -eu
+want="$1"
+pkgs="cmake make gcc pkg-config libjansson-dev libcapstone-dev libdw-dev"
+case "$want" in
+  test) pkgs="$pkgs clang libcmocka-dev spin qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
+  demo) pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
+  build) ;;
+  *) echo "deps.sh: unknown target '$want' (build, test or demo)" >&2; exit 2 ;;
+esac
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+  echo "dynpmu: installing$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq --no-install-recommends $missing >&2
+else
+  echo "dynpmu: missing Debian packages:$missing" >&2
+  echo "run: sudo apt-get install -y$missing" >&2
+  exit 1
+fi

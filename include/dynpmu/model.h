@@ -1,0 +1,133 @@
+/*
+ * The monitoring hardware of a DynamIQ system (src/model): per core a PMUv3
+ * core PMU and an AMU, per cluster a DSU cluster PMU, and the external
+ * (memory-mapped, EXT32) view of every PMU with its access rule. The model
+ * behaves register by register as the Arm ARM, reference sections 1-4 and
+ * seeds 001/003 say; docs/model.md lists each choice.
+ *
+ * Two kinds of callers:
+ *  - software that programs the monitors: system-register accesses from a
+ *    core at its current exception level (dpmu_model_sysreg_*) and external
+ *    accesses to a frame (dpmu_model_ext_*). These are the only ways to read
+ *    or change PMU state, as on silicon.
+ *  - the layers that make things happen (src/uarch, the register console):
+ *    events, cycles, and the execution/debug state of each core.
+ *
+ * A model is not thread-safe; one thread drives it.
+ */
+#ifndef DYNPMU_MODEL_H
+#define DYNPMU_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dynpmu/arch.h"
+#include "dynpmu/error.h"
+
+struct dpmu_model;
+
+int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **out,
+		      struct dpmu_err *err);
+void dpmu_model_destroy(struct dpmu_model *m);
+const struct dpmu_profile *dpmu_model_profile(const struct dpmu_model *m);
+unsigned dpmu_model_ncores(const struct dpmu_model *m);
+unsigned dpmu_model_nclusters(const struct dpmu_model *m);
+/* Cluster a core belongs to. */
+unsigned dpmu_model_core_cluster(const struct dpmu_model *m, unsigned core);
+
+/* ---- execution and debug state of a core -------------------------------- */
+
+enum dpmu_security { DPMU_NONSECURE = 0, DPMU_SECURE = 1 };
+
+/* EL3 is always Secure; EL2 is Non-secure only (no FEAT_SEL2 on Armv8.2
+ * cores). Other combinations return DPMU_EINVAL. */
+int dpmu_model_set_el(struct dpmu_model *m, unsigned core, unsigned el, enum dpmu_security sec,
+		      struct dpmu_err *err);
+void dpmu_model_get_el(const struct dpmu_model *m, unsigned core, unsigned *el,
+		       enum dpmu_security *sec);
+/* Power the core down or up. Powering up is a Cold reset of the core power
+ * domain: PMU and AMU registers return to their reset values and the OS lock
+ * is set (OSLSR_EL1.OSLK resets to 1). */
+int dpmu_model_set_power(struct dpmu_model *m, unsigned core, bool on, struct dpmu_err *err);
+bool dpmu_model_powered(const struct dpmu_model *m, unsigned core);
+int dpmu_model_set_oslock(struct dpmu_model *m, unsigned core, bool locked, struct dpmu_err *err);
+int dpmu_model_set_doublelock(struct dpmu_model *m, unsigned core, bool locked,
+			      struct dpmu_err *err);
+/* External debug authentication for non-secure external PMU accesses
+ * (AllowExternalPMUAccess). */
+int dpmu_model_set_extauth(struct dpmu_model *m, unsigned core, bool allow, struct dpmu_err *err);
+/* In WFI/WFE the core's clock is gated: nothing counts. */
+int dpmu_model_set_wfi(struct dpmu_model *m, unsigned core, bool wfi, struct dpmu_err *err);
+
+/* The cluster PMU frame has its own debug state (DSU debug power domain):
+ * it is powered while any core of the cluster is. */
+int dpmu_model_cluster_set_oslock(struct dpmu_model *m, unsigned cluster, bool locked,
+				  struct dpmu_err *err);
+int dpmu_model_cluster_set_doublelock(struct dpmu_model *m, unsigned cluster, bool locked,
+				      struct dpmu_err *err);
+int dpmu_model_cluster_set_extauth(struct dpmu_model *m, unsigned cluster, bool allow,
+				   struct dpmu_err *err);
+
+/* ---- event input --------------------------------------------------------- */
+
+/* n occurrences of event `event` on a core, at the core's current exception
+ * level and security state. Counted by every enabled core-PMU counter
+ * programmed with it (if implemented and not filtered) and by every AMU
+ * counter watching it. Overflow is detected at delivery: PMOVSSET, CHAIN and
+ * the interrupt line are exact however large n is. */
+void dpmu_model_core_event(struct dpmu_model *m, unsigned core, uint16_t event, uint64_t n);
+/* k core clock cycles pass on a core: CPU_CYCLES, the cycle counter (PMCR.D
+ * divider), the AMU core and constant-frequency counters. */
+void dpmu_model_core_cycles(struct dpmu_model *m, unsigned core, uint64_t k);
+/* Cluster events (L3, bus, snoops), counted by the cluster PMU. */
+void dpmu_model_cluster_event(struct dpmu_model *m, unsigned cluster, uint16_t event, uint64_t n);
+/* k DSU clock cycles: the cluster PMU cycle counter and CYCLES. */
+void dpmu_model_cluster_cycles(struct dpmu_model *m, unsigned cluster, uint64_t k);
+
+/* Interrupt request lines (level-sensitive): the core PMU overflow
+ * interrupt (PPI 23) and the cluster's nCLUSTERPMUIRQ (true = asserted). */
+bool dpmu_model_core_irq(const struct dpmu_model *m, unsigned core);
+bool dpmu_model_cluster_irq(const struct dpmu_model *m, unsigned cluster);
+
+/* ---- system-register access --------------------------------------------- */
+
+enum dpmu_access_kind {
+	DPMU_ACCESS_OK = 0,
+	DPMU_ACCESS_TRAP = 1,     /* trapped to result.el */
+	DPMU_ACCESS_UNDEF = 2,    /* UNDEFINED at the current EL */
+};
+
+struct dpmu_access {
+	enum dpmu_access_kind kind;
+	unsigned el;              /* target EL of a trap */
+};
+
+/* MRS/MSR from `core` at its current EL. enc is DPMU_SYSREG(...). An
+ * encoding the model does not implement is UNDEFINED. */
+struct dpmu_access dpmu_model_sysreg_read(struct dpmu_model *m, unsigned core, uint32_t enc,
+					  uint64_t *value);
+struct dpmu_access dpmu_model_sysreg_write(struct dpmu_model *m, unsigned core, uint32_t enc,
+					   uint64_t value);
+
+/* ---- external (memory-mapped, EXT32) view --------------------------------- */
+
+enum dpmu_frame_kind { DPMU_FRAME_CORE = 0, DPMU_FRAME_CLUSTER = 1 };
+
+struct dpmu_frame {
+	enum dpmu_frame_kind kind;
+	unsigned index;           /* core number or cluster number */
+};
+
+/* 32-bit access at `offset` (4-byte aligned, < 0x1000) of a 4 KiB frame,
+ * non-secure unless `secure`. Returns 0, or DPMU_EIO when the access rule
+ * refuses it (the bus error a debugger would see; see the sticky flag). */
+int dpmu_model_ext_read(struct dpmu_model *m, struct dpmu_frame f, uint32_t offset, bool secure,
+			uint32_t *value);
+int dpmu_model_ext_write(struct dpmu_model *m, struct dpmu_frame f, uint32_t offset, bool secure,
+			 uint32_t value);
+/* EDPRSR of the core's external debug interface (SPMAD, the sticky "external
+ * PMU access disabled" error flag); reading clears the sticky bits, as a
+ * debugger's read of EDPRSR does. For a cluster frame, the DSU's flag. */
+uint32_t dpmu_model_edprsr_read(struct dpmu_model *m, struct dpmu_frame f);
+
+#endif

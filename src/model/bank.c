@@ -1,0 +1,178 @@
+/*
+ * A PMUv3 counter bank: the counting, overflow, chaining and snapshot rules
+ * shared by the core PMU and the DSU cluster PMU (reference sections 1-3).
+ */
+#include <string.h>
+
+#include "model/model_internal.h"
+
+#define LOW32 0xffffffffull
+
+void dpmu_bank_init(struct dpmu_bank *b, unsigned n, bool ev64, bool has_lp, bool has_lc)
+{
+	memset(b, 0, sizeof *b);
+	b->n = n > DPMU_BANK_MAX ? DPMU_BANK_MAX : n;
+	b->ev64 = ev64;
+	b->has_lp = has_lp;
+	b->has_lc = has_lc;
+	b->pmcr_rw = DPMU_PMCR_E | DPMU_PMCR_D | DPMU_PMCR_X | DPMU_PMCR_DP;
+	if (has_lc)
+		b->pmcr_rw |= DPMU_PMCR_LC;
+	if (has_lp)
+		b->pmcr_rw |= DPMU_PMCR_LP;
+}
+
+void dpmu_bank_reset(struct dpmu_bank *b)
+{
+	struct dpmu_bank fresh;
+	dpmu_bank_init(&fresh, b->n, b->ev64, b->has_lp, b->has_lc);
+	fresh.pmcr_rw = b->pmcr_rw;
+	*b = fresh;
+}
+
+void dpmu_bank_update_active(struct dpmu_bank *b)
+{
+	b->active = (b->pmcr & DPMU_PMCR_E) ? (b->allowed & b->cnten & dpmu_bank_mask(b)) : 0;
+}
+
+void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value)
+{
+	b->pmcr = value & b->pmcr_rw;
+	/* P and C are write-only actions: reset, then read as zero. */
+	if (value & DPMU_PMCR_P)
+		for (unsigned i = 0; i < b->n; i++)
+			b->evcnt[i] = 0;
+	if (value & DPMU_PMCR_C) {
+		b->ccnt = 0;
+		b->divider = 0;
+	}
+	dpmu_bank_update_active(b);
+}
+
+void dpmu_bank_write_evtyper(struct dpmu_bank *b, unsigned i, uint32_t value)
+{
+	if (i >= b->n)
+		return;
+	b->evtyper[i] = value;
+	b->ev[i] = (uint16_t)(value & DPMU_EVTYPER_EVT);
+}
+
+uint64_t dpmu_bank_read_evcnt(const struct dpmu_bank *b, unsigned i)
+{
+	if (i >= b->n)
+		return 0;
+	return b->ev64 ? b->evcnt[i] : (b->evcnt[i] & LOW32);
+}
+
+void dpmu_bank_write_evcnt(struct dpmu_bank *b, unsigned i, uint64_t value)
+{
+	if (i >= b->n)
+		return;
+	b->evcnt[i] = b->ev64 ? value : (value & LOW32);
+}
+
+/* Overflows when n is added to a counter whose overflow boundary is 2^32:
+ * how many times bits [31:0] wrap. Exact for any n (batched delivery). */
+static uint64_t wraps32(uint64_t cnt, uint64_t n)
+{
+	return (n >> 32) + (((cnt & LOW32) + (n & LOW32)) >> 32);
+}
+
+void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n)
+{
+	uint64_t old = b->evcnt[i];
+	uint64_t w;
+
+	if (b->ev64 && (b->pmcr & DPMU_PMCR_LP)) {
+		/* PMUv3p5, LP = 1: overflow at bit 63 -> 64. */
+		b->evcnt[i] = old + n;
+		w = b->evcnt[i] < old;
+	} else {
+		/* 32-bit counter, or 64-bit with LP = 0: overflow when bits
+		 * [31:0] wrap (Arm ARM, PMUOverflowCondition). */
+		w = wraps32(old, n);
+		b->evcnt[i] = b->ev64 ? old + n : ((old + n) & LOW32);
+	}
+	if (!w)
+		return;
+	b->ovs |= 1u << i;
+	/* CHAIN (0x1E) on the odd counter 2k+1 counts overflows of counter 2k. */
+	if ((i & 1) == 0 && i + 1 < b->n && b->ev[i + 1] == DPMU_EV_CHAIN &&
+	    (b->active >> (i + 1) & 1))
+		dpmu_bank_add(b, i + 1, w);
+}
+
+void dpmu_bank_count(struct dpmu_bank *b, uint16_t event, uint64_t n)
+{
+	uint32_t act = b->active & ~(1u << DPMU_CC);
+	while (act) {
+		unsigned i = (unsigned)__builtin_ctz(act);
+		act &= act - 1;
+		if (b->ev[i] == event)
+			dpmu_bank_add(b, i, n);
+	}
+}
+
+static void snapshot_complete(struct dpmu_bank *b)
+{
+	memcpy(b->evsvr, b->pend_ev, sizeof b->evsvr);
+	b->ccsvr = b->pend_cc;
+	b->snap_busy = false;
+	b->snap_remaining = 0;
+}
+
+void dpmu_bank_cycles(struct dpmu_bank *b, uint64_t k, bool cc_allowed)
+{
+	if (b->snap_busy) {
+		if (k >= b->snap_remaining)
+			snapshot_complete(b);
+		else
+			b->snap_remaining -= k;
+	}
+	if (!(b->active >> DPMU_CC & 1) || !cc_allowed || k == 0)
+		return;
+
+	uint64_t ticks = k;
+	/* PMCR.D: one tick every 64 cycles; ignored when LC = 1. */
+	if ((b->pmcr & (DPMU_PMCR_D | DPMU_PMCR_LC)) == DPMU_PMCR_D) {
+		uint64_t total = b->divider + k; /* divider < 64: no overflow for k < 2^64 - 64 */
+		ticks = total / 64;
+		b->divider = (unsigned)(total % 64);
+	}
+	if (ticks == 0)
+		return;
+
+	uint64_t old = b->ccnt;
+	b->ccnt = old + ticks;
+	bool ovf;
+	if (!b->has_lc || (b->pmcr & DPMU_PMCR_LC))
+		ovf = b->ccnt < old;          /* 64-bit overflow */
+	else
+		ovf = wraps32(old, ticks) != 0; /* LC = 0: bits [31:0] wrap */
+	if (ovf)
+		b->ovs |= 1u << DPMU_CC;
+}
+
+void dpmu_bank_snapshot(struct dpmu_bank *b, uint64_t latency)
+{
+	for (unsigned i = 0; i < b->n; i++) {
+		b->pend_ev[i] = dpmu_bank_read_evcnt(b, i);
+		/* PMSSRR.RP<n>: reset counter n after the capture. */
+		if (b->ssrr >> i & 1)
+			b->evcnt[i] = 0;
+	}
+	b->pend_cc = b->ccnt;
+	if (b->ssrr >> DPMU_CC & 1) {
+		b->ccnt = 0;
+		b->divider = 0;
+	}
+	b->snap_busy = true;
+	b->snap_remaining = latency;
+	if (latency == 0)
+		snapshot_complete(b);
+}
+
+bool dpmu_bank_irq(const struct dpmu_bank *b)
+{
+	return (b->pmcr & DPMU_PMCR_E) && (b->ovs & b->inten & dpmu_bank_mask(b));
+}

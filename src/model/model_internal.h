@@ -1,0 +1,236 @@
+/*
+ * State of the monitoring hardware, shared by the files of src/model only.
+ *
+ *   bank.c        a bank of event counters + cycle counter + overflow +
+ *                 snapshot: the part the core PMU and the cluster PMU share
+ *   model.c       topology, execution/debug state, event delivery
+ *   sysreg.c      MRS/MSR dispatch, the EL2/EL3 control registers
+ *   pmu.c         core PMU system registers, filters, PMUSERENR traps
+ *   amu.c         Activity Monitors
+ *   clusterpmu.c  DSU cluster PMU system registers
+ *   ext.c         external (EXT32) view of core and cluster frames, the
+ *                 access rule, software lock, identification registers
+ */
+#ifndef DPMU_MODEL_INTERNAL_H
+#define DPMU_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dynpmu/model.h"
+
+#define DPMU_BANK_MAX 31        /* event counters a PMUv3 bank can have */
+#define DPMU_CC 31              /* cycle counter bit in the enable/overflow masks */
+
+/* PMCR_EL0 fields (reference section 1) */
+#define DPMU_PMCR_E (1u << 0)
+#define DPMU_PMCR_P (1u << 1)
+#define DPMU_PMCR_C (1u << 2)
+#define DPMU_PMCR_D (1u << 3)
+#define DPMU_PMCR_X (1u << 4)
+#define DPMU_PMCR_DP (1u << 5)
+#define DPMU_PMCR_LC (1u << 6)
+#define DPMU_PMCR_LP (1u << 7)
+#define DPMU_PMCR_N_SHIFT 11
+#define DPMU_PMCR_IDCODE_SHIFT 16
+#define DPMU_PMCR_IMP_SHIFT 24
+#define DPMU_IMP_ARM 0x41u
+
+/* PMEVTYPER / PMCCFILTR filter bits */
+#define DPMU_EVTYPER_P (1u << 31)
+#define DPMU_EVTYPER_U (1u << 30)
+#define DPMU_EVTYPER_NSK (1u << 29)
+#define DPMU_EVTYPER_NSU (1u << 28)
+#define DPMU_EVTYPER_NSH (1u << 27)
+#define DPMU_EVTYPER_M (1u << 26)
+#define DPMU_EVTYPER_EVT 0xffffu
+
+/* A set of implemented event numbers (the whole 16-bit space). */
+struct dpmu_evset {
+	uint64_t bits[65536 / 64];
+};
+
+static inline bool dpmu_evset_has(const struct dpmu_evset *s, uint16_t ev)
+{
+	return (s->bits[ev >> 6] >> (ev & 63)) & 1;
+}
+
+/*
+ * A counter bank: PMUv3 event counters, the cycle counter, their enables,
+ * overflow status and interrupt enables, and the snapshot registers of
+ * seed 001 section 2.2-2.3. Registers keep only their writable bits.
+ */
+struct dpmu_bank {
+	unsigned n;                     /* event counters implemented (PMCR.N) */
+	bool ev64;                      /* 64-bit event counters (PMUv3p5 / newer DSU) */
+	bool has_lp;                    /* PMCR.LP implemented (PMUv3p5) */
+	bool has_lc;                    /* PMCR.LC implemented; without it the cycle
+	                                   counter overflows at 64 bits (DSU) */
+	uint32_t pmcr_rw;               /* PMCR bits that are writable and stored */
+	uint32_t pmcr;                  /* stored PMCR bits (E, D, X, DP, LC, LP) */
+
+	uint64_t evcnt[DPMU_BANK_MAX];
+	uint32_t evtyper[DPMU_BANK_MAX];
+	uint16_t ev[DPMU_BANK_MAX];     /* evtyper & EVT, for the delivery loop */
+	uint64_t ccnt;
+	uint32_t ccfiltr;
+	uint32_t cnten;                 /* PMCNTENSET: bits [n-1:0] and 31 */
+	uint32_t inten;                 /* PMINTENSET */
+	uint32_t ovs;                   /* PMOVSSET */
+	uint32_t selr;                  /* PMSELR.SEL */
+	unsigned divider;               /* PMCR.D prescaler: cycles since last tick */
+
+	/* Counters allowed to count in the current state (filters, implemented
+	 * events), maintained by the owner; `active` = allowed & enabled & E. */
+	uint32_t allowed;
+	uint32_t active;
+
+	/* Snapshots: PMSSCR.SS starts a capture; the values latch at once
+	 * (and PMSSRR resets apply at once), and become visible in the SVR
+	 * registers when snap_remaining cycles have passed. */
+	uint64_t evsvr[DPMU_BANK_MAX];
+	uint64_t ccsvr;
+	uint64_t pend_ev[DPMU_BANK_MAX];
+	uint64_t pend_cc;
+	uint32_t ssrr;                  /* PMSSRR.RP<n>, implemented bits only */
+	uint64_t snap_remaining;
+	bool snap_busy;                 /* PMSSCR.SS reads 1 */
+};
+
+/* Mask of implemented counters: bits [n-1:0] and the cycle counter. */
+static inline uint32_t dpmu_bank_mask(const struct dpmu_bank *b)
+{
+	return (uint32_t)((b->n >= 32 ? 0x7fffffffu : ((1u << b->n) - 1)) | (1u << DPMU_CC));
+}
+
+void dpmu_bank_init(struct dpmu_bank *b, unsigned n, bool ev64, bool has_lp, bool has_lc);
+/* Reset values (Cold reset): everything 0 except what the owner sets. */
+void dpmu_bank_reset(struct dpmu_bank *b);
+/* Recompute `active` after PMCR.E, the enables or `allowed` changed. */
+void dpmu_bank_update_active(struct dpmu_bank *b);
+/* Write the stored PMCR bits; P and C reset the counters. */
+void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value);
+void dpmu_bank_write_evtyper(struct dpmu_bank *b, unsigned i, uint32_t value);
+/* Counter values as software reads them (32-bit counters masked). */
+uint64_t dpmu_bank_read_evcnt(const struct dpmu_bank *b, unsigned i);
+void dpmu_bank_write_evcnt(struct dpmu_bank *b, unsigned i, uint64_t value);
+/* n occurrences of an event: every active counter programmed with it. */
+void dpmu_bank_count(struct dpmu_bank *b, uint16_t event, uint64_t n);
+/* Add n to one counter (which the caller has checked is active): wraps,
+ * overflow status, CHAIN into the odd neighbour. */
+void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n);
+/* k clock cycles for the cycle counter; cc_allowed is the PMCCFILTR filter
+ * result in the current state. Also advances a pending snapshot. */
+void dpmu_bank_cycles(struct dpmu_bank *b, uint64_t k, bool cc_allowed);
+/* PMSSCR.SS = 1: capture every counter; latency 0 completes at once. */
+void dpmu_bank_snapshot(struct dpmu_bank *b, uint64_t latency);
+/* Interrupt request: PMCR.E and an enabled overflow. */
+bool dpmu_bank_irq(const struct dpmu_bank *b);
+
+/* Activity Monitors of one core (reference section 4). */
+struct dpmu_amu {
+	unsigned n0, n1;                /* group 0 / group 1 counters */
+	uint64_t cnt0[DPMU_AMU_GROUP0_MAX];
+	uint64_t cnt1[DPMU_AMU_GROUP1_MAX];
+	uint16_t type0[DPMU_AMU_GROUP0_MAX];   /* fixed by the profile */
+	uint16_t type1[DPMU_AMU_GROUP1_MAX];
+	uint32_t cnten0, cnten1;
+	uint32_t amcr;
+	uint32_t amuserenr;
+	uint64_t const_rem;             /* remainder of core cycles x f_const / f_core */
+};
+
+struct dpmu_core {
+	unsigned id;                    /* global core number */
+	unsigned cluster, index;        /* cluster and core-in-cluster */
+	const struct dpmu_core_type *type;
+	const struct dpmu_evset *implemented;
+	uint64_t mpidr;
+
+	unsigned el;
+	enum dpmu_security sec;
+	bool powered, wfi;
+	bool oslock, doublelock, extauth;
+	uint32_t edprsr_sticky;         /* EDPRSR sticky bits (SPMAD) */
+
+	struct dpmu_bank pmu;
+	uint32_t pmuserenr;
+	bool cc_allowed;                /* PMCCFILTR passes in the current state */
+	bool pmlsr_slk;                 /* external frame software lock */
+
+	/* EL2/EL3 controls of the monitors (sysreg.c) */
+	uint64_t mdcr_el2, mdcr_el3;    /* TPM, TPMCR */
+	uint64_t cptr_el2, cptr_el3;    /* TAM */
+	uint64_t actlr_el2, actlr_el3;  /* CLUSTERPMUEN (DynamIQ) */
+
+	struct dpmu_amu amu;
+};
+
+struct dpmu_cluster {
+	unsigned id;
+	unsigned first_core, ncores;
+	const struct dpmu_cluster_params *params;
+	const struct dpmu_evset *implemented;
+	struct dpmu_bank pmu;
+	uint32_t pmmdcr;                /* CLUSTERPMMDCR_EL1 */
+	bool oslock, doublelock, extauth;
+	bool pmlsr_slk;
+	uint32_t edprsr_sticky;
+};
+
+struct dpmu_model {
+	struct dpmu_profile profile;    /* private copy */
+	unsigned ncores, nclusters;
+	struct dpmu_core cores[DPMU_MAX_CORES];
+	struct dpmu_cluster clusters[DPMU_MAX_CLUSTERS];
+	struct dpmu_evset core_events[DPMU_MAX_CORE_TYPES];
+	struct dpmu_evset cluster_events[DPMU_MAX_CLUSTERS];
+};
+
+/* Result of a register-file handler: the access outcome, or "not mine". */
+#define DPMU_ACCESS_NOTMINE ((enum dpmu_access_kind)99)
+
+static inline struct dpmu_access dpmu_access_ok(void)
+{
+	return (struct dpmu_access){ DPMU_ACCESS_OK, 0 };
+}
+static inline struct dpmu_access dpmu_access_trap(unsigned el)
+{
+	return (struct dpmu_access){ DPMU_ACCESS_TRAP, el };
+}
+static inline struct dpmu_access dpmu_access_undef(void)
+{
+	return (struct dpmu_access){ DPMU_ACCESS_UNDEF, 0 };
+}
+static inline struct dpmu_access dpmu_access_notmine(void)
+{
+	return (struct dpmu_access){ DPMU_ACCESS_NOTMINE, 0 };
+}
+
+/* Register files. Each handles its own encodings (and returns "not mine"
+ * for others); `write` selects MSR, *value is in/out. */
+struct dpmu_access dpmu_pmu_sysreg(struct dpmu_model *m, struct dpmu_core *c, uint32_t enc,
+				   bool write, uint64_t *value);
+struct dpmu_access dpmu_amu_sysreg(struct dpmu_model *m, struct dpmu_core *c, uint32_t enc,
+				   bool write, uint64_t *value);
+struct dpmu_access dpmu_clusterpmu_sysreg(struct dpmu_model *m, struct dpmu_core *c,
+					  uint32_t enc, bool write, uint64_t *value);
+
+/* Core PMU: reset values, and the filters after an EL or PMEVTYPER change. */
+void dpmu_pmu_reset(struct dpmu_core *c);
+void dpmu_pmu_refresh(struct dpmu_core *c);
+/* AMU: reset values, and counting. */
+void dpmu_amu_reset(struct dpmu_core *c, const struct dpmu_profile *p);
+void dpmu_amu_event(struct dpmu_core *c, uint16_t event, uint64_t n);
+void dpmu_amu_cycles(struct dpmu_core *c, const struct dpmu_profile *p, uint64_t k);
+/* Cluster PMU: reset values and `allowed` mask after an event-type change. */
+void dpmu_clusterpmu_reset(struct dpmu_cluster *cl);
+void dpmu_clusterpmu_refresh(struct dpmu_cluster *cl);
+
+/* Exception level and security of the access, for trap checks. */
+static inline bool dpmu_core_secure(const struct dpmu_core *c)
+{
+	return c->sec == DPMU_SECURE;
+}
+
+#endif

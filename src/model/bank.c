@@ -113,6 +113,17 @@ void dpmu_bank_count(struct dpmu_bank *b, uint16_t event, uint64_t n)
 	}
 }
 
+void dpmu_bank_swinc(struct dpmu_bank *b, uint32_t mask)
+{
+	uint32_t act = b->active & mask & ~(1u << DPMU_CC);
+	while (act) {
+		unsigned i = (unsigned)__builtin_ctz(act);
+		act &= act - 1;
+		if (b->ev[i] == DPMU_EV_SW_INCR)
+			dpmu_bank_add(b, i, 1);
+	}
+}
+
 static void snapshot_complete(struct dpmu_bank *b)
 {
 	memcpy(b->evsvr, b->pend_ev, sizeof b->evsvr);

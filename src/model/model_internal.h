@@ -122,6 +122,9 @@ void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n);
 /* k clock cycles for the cycle counter; cc_allowed is the PMCCFILTR filter
  * result in the current state. Also advances a pending snapshot. */
 void dpmu_bank_cycles(struct dpmu_bank *b, uint64_t k, bool cc_allowed);
+/* PMSWINC: each counter in `mask` that is active and programmed with
+ * SW_INCR (0x00) increments by one. */
+void dpmu_bank_swinc(struct dpmu_bank *b, uint32_t mask);
 /* PMSSCR.SS = 1: capture every counter; latency 0 completes at once. */
 void dpmu_bank_snapshot(struct dpmu_bank *b, uint64_t latency);
 /* Interrupt request: PMCR.E and an enabled overflow. */

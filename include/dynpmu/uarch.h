@@ -1,0 +1,86 @@
+/*
+ * The microarchitectural engine (src/uarch): turns a stream of retired
+ * instructions per core into the events a DynamIQ cluster's PMUs count,
+ * and delivers them to the model (include/dynpmu/model.h).
+ *
+ * Per core: L1I, L1D, L2, TLBs, branch predictor, timing. Per cluster: the
+ * DSU's L3 with its snoop filter, coherence between the cores, the bus.
+ * The engine keeps simulated time per core in core cycles.
+ */
+#ifndef DYNPMU_UARCH_H
+#define DYNPMU_UARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dynpmu/error.h"
+#include "dynpmu/model.h"
+
+/* What kind of instruction retired. */
+enum dpmu_insn_kind {
+	DPMU_INSN_OTHER = 0,   /* any other instruction */
+	DPMU_INSN_LOAD = 1,
+	DPMU_INSN_STORE = 2,
+	DPMU_INSN_BRANCH = 3,
+};
+
+enum dpmu_branch_kind {
+	DPMU_BR_COND = 0,      /* conditional direct (B.cond, CBZ, TBZ) */
+	DPMU_BR_UNCOND = 1,    /* unconditional direct (B) */
+	DPMU_BR_CALL = 2,      /* BL, BLR */
+	DPMU_BR_RET = 3,       /* RET */
+	DPMU_BR_IND = 4,       /* BR and other register-indirect branches */
+};
+
+/* Instruction-class flags (from the encoding, for the *_SPEC events, the
+ * barrier events, exclusives, exceptions). Trace input may leave them 0. */
+enum {
+	DPMU_IC_DP = 1u << 0,        /* integer data processing */
+	DPMU_IC_ASE = 1u << 1,       /* Advanced SIMD */
+	DPMU_IC_VFP = 1u << 2,       /* scalar floating point */
+	DPMU_IC_CRYPTO = 1u << 3,
+	DPMU_IC_ISB = 1u << 4,
+	DPMU_IC_DSB = 1u << 5,
+	DPMU_IC_DMB = 1u << 6,
+	DPMU_IC_LDREX = 1u << 7,     /* load-exclusive */
+	DPMU_IC_STREX = 1u << 8,     /* store-exclusive */
+	DPMU_IC_STREX_FAIL = 1u << 9,/* store-exclusive that failed */
+	DPMU_IC_SVC = 1u << 10,      /* exception-generating (SVC): EXC_TAKEN */
+	DPMU_IC_PAIR = 1u << 11,     /* load/store pair */
+	DPMU_IC_IMMED = 1u << 12,    /* immediate (direct) branch */
+	DPMU_IC_ERET = 1u << 13,     /* exception return */
+};
+
+/* One retired instruction. */
+struct dpmu_insn {
+	uint64_t pc;
+	uint64_t addr;          /* load/store: effective address; branch: target */
+	uint32_t flags;         /* DPMU_IC_* */
+	uint16_t size;          /* load/store: bytes accessed */
+	uint8_t kind;           /* enum dpmu_insn_kind */
+	uint8_t br_kind;        /* enum dpmu_branch_kind */
+	uint8_t taken;          /* branch: 1 taken, 0 not taken */
+	uint8_t isize;          /* instruction bytes (4 on AArch64) */
+};
+
+struct dpmu_uarch;
+
+/* The engine drives `model` (not owned) with the profile's parameters. */
+int dpmu_uarch_create(struct dpmu_model *model, const struct dpmu_profile *profile,
+		      struct dpmu_uarch **out, struct dpmu_err *err);
+void dpmu_uarch_destroy(struct dpmu_uarch *u);
+
+/* n instructions retired in order on `core`. Events may be held back and
+ * delivered in batches; dpmu_uarch_flush delivers everything pending, so a
+ * read of the model after a flush is exact. */
+void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
+		       size_t n);
+void dpmu_uarch_flush(struct dpmu_uarch *u);
+
+/* Simulated time of a core, in its clock cycles, and of the whole system
+ * in nanoseconds (the slowest-moving view: the maximum over cores). */
+uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core);
+uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u);
+
+#endif

@@ -1,0 +1,24 @@
+/*
+ * Internal to the collector's platform layer: what every <arch>.c shares.
+ */
+#ifndef DPMU_COLLECT_PLATFORM_H
+#define DPMU_COLLECT_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Lines of size `line` (a power of two) that [addr, addr+len) touches. Seed
+ * 002 "Cache primitives": maintenance is over whole cache lines, so a range
+ * that starts or ends inside a line maintains that whole line. Computed from
+ * line indices so a range ending at the top of the address space does not
+ * overflow. */
+static inline size_t dpmu_cache_lines(uintptr_t addr, size_t len, size_t line)
+{
+	if (len == 0)
+		return 0;
+	uintptr_t first = addr / line;
+	uintptr_t last = (addr + (len - 1)) / line;
+	return (size_t)(last - first) + 1;
+}
+
+#endif

@@ -1,0 +1,255 @@
+/*
+ * Single-producer single-consumer ring of 64-byte records. Publication is
+ * batched: the producer writes up to `batch` slots, each with its position
+ * stamped last in seq, then release-stores head once; the consumer
+ * acquire-loads head, issues what the coherency rule owes, copies the slots,
+ * checks each stamp, and release-stores tail so the producer may reuse them.
+ * Seed 002 "AICore -> AICPU path" is the pattern; head plays COND's part.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/ring.h"
+
+int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, unsigned batch,
+		     enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
+		     struct dpmu_err *err)
+{
+	if (!out)
+		return dpmu_err_set(err, DPMU_EINVAL, "dpmu_ring_create: out is NULL");
+	*out = NULL;
+	if (slots < 2 || (slots & (slots - 1)) || slots > ((size_t)1 << 30))
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "ring of %zu slots: need a power of two in 2..2^30", slots);
+	if (batch < 1 || batch > slots)
+		return dpmu_err_set(err, DPMU_EINVAL, "ring batch %u: need 1..%zu (the slot count)",
+				    batch, slots);
+	if (mode != DPMU_RING_LOSSLESS && mode != DPMU_RING_LOSSY)
+		return dpmu_err_set(err, DPMU_EINVAL, "ring mode %d: need lossless or lossy",
+				    (int)mode);
+	struct dpmu_ring *r = aligned_alloc(DPMU_COLLECT_LINE, sizeof *r);
+	if (!r)
+		return dpmu_err_set(err, DPMU_ENOMEM, "ring: out of memory");
+	memset(r, 0, sizeof *r);
+	r->slots = aligned_alloc(DPMU_COLLECT_LINE, slots * sizeof(struct dpmu_record));
+	if (!r->slots) {
+		free(r);
+		return dpmu_err_set(err, DPMU_ENOMEM, "ring of %zu slots: out of memory", slots);
+	}
+	memset(r->slots, 0, slots * sizeof(struct dpmu_record));
+	r->mask = slots - 1;
+	r->batch = batch;
+	r->mode = mode;
+	r->producer = producer;
+	if (rule)
+		r->rule = *rule;
+	else
+		r->rule.reason = "release/acquire only";
+	atomic_init(&r->prod.head, 0);
+	atomic_init(&r->prod.cond, 0);
+	atomic_init(&r->prod.produced, 0);
+	atomic_init(&r->prod.dropped, 0);
+	atomic_init(&r->cons.tail, 0);
+	atomic_init(&r->cons.collected, 0);
+	atomic_init(&r->cons.mismatched, 0);
+	atomic_init(&r->req.request, 0);
+	*out = r;
+	return 0;
+}
+
+void dpmu_ring_destroy(struct dpmu_ring *r)
+{
+	if (!r)
+		return;
+	free(r->slots);
+	free(r);
+}
+
+/* Clean the slots of positions [from, to) where the writer owes it, handling
+ * the wrap as two ranges. */
+static void ring_clean(struct dpmu_ring *r, uint64_t from, uint64_t to)
+{
+	size_t n = (size_t)(to - from), cap = (size_t)r->mask + 1;
+	size_t i = (size_t)(from & r->mask);
+	size_t first = n < cap - i ? n : cap - i;
+	dpmu_cache_flush_range(&r->slots[i], first * sizeof(struct dpmu_record));
+	dpmu_cache_flush_range(&r->slots[0], (n - first) * sizeof(struct dpmu_record));
+}
+
+static void ring_invalidate(struct dpmu_ring *r, uint64_t from, uint64_t to)
+{
+	size_t n = (size_t)(to - from), cap = (size_t)r->mask + 1;
+	size_t i = (size_t)(from & r->mask);
+	size_t first = n < cap - i ? n : cap - i;
+	dpmu_cache_invalidate_range(&r->slots[i], first * sizeof(struct dpmu_record));
+	dpmu_cache_invalidate_range(&r->slots[0], (n - first) * sizeof(struct dpmu_record));
+}
+
+/* Producer: make everything staged visible with one release of head. */
+static void ring_publish(struct dpmu_ring *r)
+{
+	struct dpmu_ring_prod_priv *pp = &r->pp;
+	if (pp->pos != pp->pub && (r->rule.writer & DPMU_COH_WRITER_CLEAN)) {
+		/* A non-coherent writer pushes its lines out and commits them
+		 * before the signal (seed 002 "dcci ...; dsb ... before FIN"). */
+		ring_clean(r, pp->pub, pp->pos);
+		dpmu_wmb();
+	}
+	atomic_store_explicit(&r->prod.produced, pp->produced, memory_order_relaxed);
+	atomic_store_explicit(&r->prod.dropped, pp->dropped, memory_order_relaxed);
+	atomic_store_explicit(&r->prod.head, pp->pos, memory_order_release);
+	pp->pub = pp->pos;
+}
+
+/* Producer: answer a retirement request (seed 002 "Unified COND nonce",
+ * steps 3 and 4): complete every preceding write, then publish the nonce
+ * once; from then on the producer takes no more records. */
+static int ring_answer(struct dpmu_ring *r, uint64_t req)
+{
+	if (req != r->pp.echoed) {
+		ring_publish(r);
+		atomic_store_explicit(&r->prod.cond, req, memory_order_release);
+		r->pp.echoed = req;
+	}
+	return DPMU_ESTATE;
+}
+
+int dpmu_ring_push(struct dpmu_ring *r, const struct dpmu_record *rec)
+{
+	struct dpmu_ring_prod_priv *pp = &r->pp;
+	/* The request line is written once per run, so this load stays in the
+	 * producer's cache; relaxed is enough because the request carries no
+	 * payload of its own. */
+	uint64_t req = atomic_load_explicit(&r->req.request, memory_order_relaxed);
+	if (req)
+		return ring_answer(r, req);
+	uint64_t pos = pp->pos;
+	if (pos - pp->cached_tail > r->mask) {
+		/* Full as far as we know: publish what is staged so the consumer
+		 * can make room, then look at its tail again. */
+		ring_publish(r);
+		pp->cached_tail = atomic_load_explicit(&r->cons.tail, memory_order_acquire);
+		while (pos - pp->cached_tail > r->mask) {
+			if (r->mode == DPMU_RING_LOSSY) {
+				pp->produced++;
+				pp->dropped++;
+				atomic_store_explicit(&r->prod.produced, pp->produced, memory_order_relaxed);
+				atomic_store_explicit(&r->prod.dropped, pp->dropped, memory_order_relaxed);
+				return DPMU_EBUSY;
+			}
+			req = atomic_load_explicit(&r->req.request, memory_order_relaxed);
+			if (req)
+				return ring_answer(r, req);
+			sched_yield();
+			pp->cached_tail = atomic_load_explicit(&r->cons.tail, memory_order_acquire);
+		}
+	}
+	struct dpmu_record *s = &r->slots[pos & r->mask];
+	s->time = rec->time;
+	s->producer = r->producer;
+	s->kind = rec->kind;
+	memcpy(s->val, rec->val, sizeof s->val);
+	/* The stamp is written last (seed 002: "store task_id (last)"). */
+	atomic_signal_fence(memory_order_release);
+	s->seq = pos + 1;
+	pp->pos = pos + 1;
+	pp->produced++;
+	if (pp->pos - pp->pub >= r->batch)
+		ring_publish(r);
+	return 0;
+}
+
+int dpmu_ring_flush(struct dpmu_ring *r)
+{
+	uint64_t req = atomic_load_explicit(&r->req.request, memory_order_relaxed);
+	if (req)
+		return ring_answer(r, req);
+	ring_publish(r);
+	return 0;
+}
+
+int dpmu_ring_poll(struct dpmu_ring *r)
+{
+	uint64_t req = atomic_load_explicit(&r->req.request, memory_order_relaxed);
+	if (!req)
+		return 0;
+	ring_answer(r, req);
+	return 1;
+}
+
+size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
+{
+	struct dpmu_ring_cons_priv *cp = &r->cp;
+	uint64_t t = cp->tail;
+	if (cp->cached_head == t) {
+		uint64_t h = atomic_load_explicit(&r->prod.head, memory_order_acquire);
+		if (h == t)
+			return 0;
+		cp->cached_head = h;
+		/* What this hand-off owes beyond acquire (seed 002 decision steps 3
+		 * and 5): the barrier first and explicitly, then the invalidate. */
+		if (r->rule.reader & DPMU_COH_READER_RMB)
+			dpmu_rmb();
+		if (r->rule.reader & DPMU_COH_READER_INVALIDATE)
+			ring_invalidate(r, t, h);
+	}
+	uint64_t n = cp->cached_head - t;
+	if (n > max)
+		n = max;
+	size_t k = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		out[k] = r->slots[(t + i) & r->mask];
+		if (out[k].seq == t + i + 1)
+			k++;
+		else
+			cp->mismatched++; /* a stale or torn line: never pass it on */
+	}
+	cp->tail = t + n;
+	cp->collected += k;
+	atomic_store_explicit(&r->cons.collected, cp->collected, memory_order_relaxed);
+	atomic_store_explicit(&r->cons.mismatched, cp->mismatched, memory_order_relaxed);
+	/* Release: our slot reads happen before the producer's reuse. */
+	atomic_store_explicit(&r->cons.tail, cp->tail, memory_order_release);
+	return k;
+}
+
+uint64_t dpmu_ring_retire_request(struct dpmu_ring *r)
+{
+	/* Seed 002 "Unified COND nonce" step 2: the nonce is chosen against this
+	 * producer's own retained COND, so an echo left from an earlier run can
+	 * never satisfy this one. */
+	uint64_t seen = atomic_load_explicit(&r->prod.cond, memory_order_acquire);
+	uint64_t nonce = seen == DPMU_COLLECT_NONCE_A ? DPMU_COLLECT_NONCE_B : DPMU_COLLECT_NONCE_A;
+	atomic_store_explicit(&r->req.request, nonce, memory_order_release);
+	return nonce;
+}
+
+int dpmu_ring_retire_acked(struct dpmu_ring *r, uint64_t nonce)
+{
+	/* Acquire: everything the producer published before its echo is
+	 * visible once the echo is (step 4: only the matching value counts). */
+	return atomic_load_explicit(&r->prod.cond, memory_order_acquire) == nonce;
+}
+
+void dpmu_ring_retire_reset(struct dpmu_ring *r)
+{
+	atomic_store_explicit(&r->req.request, 0, memory_order_release);
+}
+
+uint64_t dpmu_ring_cond(struct dpmu_ring *r)
+{
+	return atomic_load_explicit(&r->prod.cond, memory_order_acquire);
+}
+
+void dpmu_ring_stats(struct dpmu_ring *r, struct dpmu_ring_stats *st)
+{
+	/* Consumer counters first: they never run ahead of what was produced,
+	 * so in_flight stays non-negative while both sides are live. */
+	st->collected = atomic_load_explicit(&r->cons.collected, memory_order_acquire);
+	st->mismatched = atomic_load_explicit(&r->cons.mismatched, memory_order_acquire);
+	st->produced = atomic_load_explicit(&r->prod.produced, memory_order_relaxed);
+	st->dropped = atomic_load_explicit(&r->prod.dropped, memory_order_relaxed);
+	uint64_t done = st->collected + st->dropped + st->mismatched;
+	st->in_flight = st->produced > done ? st->produced - done : 0;
+}

@@ -219,6 +219,13 @@ struct dpmu_access dpmu_amu_sysreg(struct dpmu_model *m, struct dpmu_core *c, ui
 struct dpmu_access dpmu_clusterpmu_sysreg(struct dpmu_model *m, struct dpmu_core *c,
 					  uint32_t enc, bool write, uint64_t *value);
 
+/* EL2/EL3 traps of monitor registers (sysreg.c), checked after the EL0
+ * PMUSERENR/AMUSERENR check: MDCR_EL2.TPM (and TPMCR when pmcr, an access to
+ * PMCR_EL0) and MDCR_EL3.TPM for the core PMU; CPTR_EL2.TAM and CPTR_EL3.TAM
+ * for the AMU. Return an OK or a trap access. */
+struct dpmu_access dpmu_sysreg_pmu_traps(const struct dpmu_core *c, bool pmcr);
+struct dpmu_access dpmu_sysreg_amu_traps(const struct dpmu_core *c);
+
 /* Core PMU: reset values, and the filters after an EL or PMEVTYPER change. */
 void dpmu_pmu_reset(struct dpmu_core *c);
 void dpmu_pmu_refresh(struct dpmu_core *c);

@@ -231,8 +231,15 @@ int dpmu_collect_create(struct dpmu_collector **out, const struct dpmu_collect_c
 void dpmu_collect_destroy(struct dpmu_collector *c);
 /* Producer i's ring; the producer thread pushes into it. */
 struct dpmu_ring *dpmu_collect_ring(struct dpmu_collector *c, unsigned i);
-/* Clear the retirement requests and start the collector and drain threads. */
+/* Clear the retirement requests and start the collector and drain threads.
+ * DPMU_ESTATE while a producer left silent by the last stop has not been
+ * recovered: a late answer to the old request could otherwise be taken for
+ * the new one (seed 002: reuse needs the previous generation completed or
+ * recovered). */
 int dpmu_collect_start(struct dpmu_collector *c);
+/* The caller declares silent producer i gone for good (its thread has ended),
+ * so its ring may be used again. */
+int dpmu_collect_recover(struct dpmu_collector *c, unsigned i);
 /* Retire every producer within one shared deadline (timeout_ns from now),
  * collect what they published, write it all to the sink and stop the
  * threads. Returns 0; DPMU_ETIMEDOUT if a producer did not answer (it is

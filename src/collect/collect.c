@@ -272,12 +272,15 @@ int dpmu_collect_start(struct dpmu_collector *c)
 		return DPMU_EINVAL;
 	if (c->running)
 		return dpmu_err_set(&c->err, DPMU_ESTATE, "collector already started");
+	for (unsigned i = 0; i < c->cfg.producers; i++)
+		if (c->silent[i])
+			return dpmu_err_set(&c->err, DPMU_ESTATE,
+					    "producer %u did not answer the last retirement request; "
+					    "recover it before the collector starts again", i);
 	/* Seed 002 "Unified COND nonce" step 1: requests are reset before the
 	 * run; each producer's COND keeps whatever it last published. */
-	for (unsigned i = 0; i < c->cfg.producers; i++) {
+	for (unsigned i = 0; i < c->cfg.producers; i++)
 		dpmu_ring_retire_reset(c->rings[i]);
-		c->silent[i] = 0;
-	}
 	dpmu_bufq_reset(&c->freeq);
 	dpmu_bufq_reset(&c->fullq);
 	for (unsigned i = 0; i < c->cfg.buffers; i++) {
@@ -368,6 +371,19 @@ int dpmu_collect_stop(struct dpmu_collector *c, uint64_t timeout_ns,
 		c->err = c->sink_err;
 		return c->err.code;
 	}
+	return 0;
+}
+
+int dpmu_collect_recover(struct dpmu_collector *c, unsigned i)
+{
+	if (!c)
+		return DPMU_EINVAL;
+	if (i >= c->cfg.producers)
+		return dpmu_err_set(&c->err, DPMU_EINVAL, "producer %u: the collector has %u", i,
+				    c->cfg.producers);
+	if (c->running)
+		return dpmu_err_set(&c->err, DPMU_ESTATE, "recover producer %u: collector running", i);
+	c->silent[i] = 0;
 	return 0;
 }
 

@@ -152,6 +152,15 @@ static void test_silent_producer_reported_not_waited_on(void **state)
 		assert_int_equal(st.collected, w[i].pushed);
 		assert_int_equal(st.in_flight, 0);
 	}
+	/* Its ring is not reused before its owner recovers it: a late answer
+	 * to this run's request must not pass for the next run's. */
+	assert_int_equal(dpmu_collect_start(c), DPMU_ESTATE);
+	assert_non_null(strstr(dpmu_collect_errmsg(c), "producer 1"));
+	assert_int_equal(dpmu_collect_recover(c, 3), DPMU_EINVAL);
+	assert_int_equal(dpmu_collect_recover(c, 1), 0);
+	assert_false(dpmu_collect_silent(c, 1));
+	assert_int_equal(dpmu_collect_start(c), 0);
+	assert_int_equal(dpmu_collect_recover(c, 1), DPMU_ESTATE);
 	dpmu_collect_destroy(c);
 }
 

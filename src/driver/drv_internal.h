@@ -1,0 +1,30 @@
+/* State shared by the files of src/driver. */
+#ifndef DPMU_DRV_INTERNAL_H
+#define DPMU_DRV_INTERNAL_H
+
+#include "dynpmu/driver.h"
+#include "driver/drv_regs.h"
+
+struct dpmu_drv {
+	const struct dpmu_regio *io;
+	unsigned ncpus, nclusters;
+	struct dpmu_drv_cpuinfo *cpus;
+	struct dpmu_drv_clusterinfo *clusters;
+	enum dpmu_drv_access access;
+	void (*wait)(void *ctx, unsigned poll);
+	void *wait_ctx;
+	unsigned max_polls;
+};
+
+/* MRS / MSR with the driver's messages on failure (driver.c). */
+int dpmu_drv_rd(struct dpmu_drv *d, unsigned cpu, uint32_t enc, uint64_t *v,
+		struct dpmu_err *err);
+int dpmu_drv_wr(struct dpmu_drv *d, unsigned cpu, uint32_t enc, uint64_t v,
+		struct dpmu_err *err);
+/* Argument checks: a cpu / cluster that exists; a counter index below n. */
+int dpmu_drv_check_cpu(const struct dpmu_drv *d, unsigned cpu, struct dpmu_err *err);
+int dpmu_drv_check_cluster(const struct dpmu_drv *d, unsigned cluster, struct dpmu_err *err);
+/* PMEVTYPER / PMCCFILTR filter bits for a DPMU_DRV_EL* set. */
+uint32_t dpmu_drv_filter_bits(unsigned els);
+
+#endif

@@ -26,7 +26,6 @@
 
 #include "model/model_internal.h"
 
-#define DPMU_AMU_CPTR_TAM (1ull << 30)       /* CPTR_EL2.TAM / CPTR_EL3.TAM */
 #define DPMU_AMU_USERENR_EN 1u               /* AMUSERENR_EL0.EN */
 #define DPMU_AMU_AMCR_HDBG (1u << 10)        /* AMCR_EL0.HDBG (CG1RZ is AMUv1p1) */
 #define DPMU_AMU_CFGR_SIZE_SHIFT 8           /* AMCFGR_EL0.SIZE [13:8] = 63 */
@@ -131,18 +130,14 @@ static bool implemented(const struct dpmu_amu *a, enum amu_reg r, unsigned idx)
 	}
 }
 
-/* The read-side traps shared by every AMU register (Arm ARM D24.6). */
+/* The traps shared by every AMU register (Arm ARM D24.6): the EL0
+ * AMUSERENR_EL0.EN check here, then CPTR_EL2.TAM / CPTR_EL3.TAM
+ * (dpmu_sysreg_amu_traps in sysreg.c). */
 static struct dpmu_access amu_traps(const struct dpmu_core *c, bool check_en)
 {
-	/* EL2Enabled(): EL2 exists and is Non-secure only on these cores. */
-	bool el2_enabled = !dpmu_core_secure(c);
 	if (c->el == 0 && check_en && !(c->amu.amuserenr & DPMU_AMU_USERENR_EN))
 		return dpmu_access_trap(1);
-	if (c->el <= 1 && el2_enabled && (c->cptr_el2 & DPMU_AMU_CPTR_TAM))
-		return dpmu_access_trap(2);
-	if (c->el <= 2 && (c->cptr_el3 & DPMU_AMU_CPTR_TAM))
-		return dpmu_access_trap(3);
-	return dpmu_access_ok();
+	return dpmu_sysreg_amu_traps(c);
 }
 
 static uint64_t read_reg(const struct dpmu_amu *a, enum amu_reg r, unsigned idx)

@@ -30,6 +30,13 @@ int dpmu_sysreg_parse(const char *text, uint32_t *enc, struct dpmu_err *err);
 /* Name of a modelled register, or NULL. */
 const char *dpmu_sysreg_name(uint32_t enc);
 
+/* The table behind both: every register the model implements. */
+struct dpmu_sysreg_desc {
+	const char *name;  /* "PMEVCNTR3_EL0", "AMEVTYPER12_EL0" */
+	uint32_t enc;      /* DPMU_SYSREG(...) */
+};
+const struct dpmu_sysreg_desc *dpmu_sysreg_table(size_t *n);
+
 /* ---- events -------------------------------------------------------------- */
 
 enum dpmu_pmu_kind {

@@ -137,18 +137,34 @@ static void CLUSTERPMU_every_core_of_the_cluster_reaches_one_bank(void **state)
 	dpmu_model_destroy(m);
 }
 
-/* Reference section 3: one cluster PMU per DSU; clusters do not share it. */
+/* Reference section 3: one cluster PMU per DSU; clusters do not share it.
+ * The built-in profiles have one cluster, so the test builds a two-cluster
+ * system from the default profile. */
 static void CLUSTERPMU_each_cluster_has_its_own_bank(void **state)
 {
 	(void)state;
-	struct dpmu_model *m = conf_model(NULL);
-	if (dpmu_model_nclusters(m) < 2) {
-		dpmu_model_destroy(m);
-		skip();
-	}
+	struct dpmu_err err;
+	struct dpmu_profile *p = NULL;
+	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &p, &err) != 0)
+		fail_msg("profile: %s", dpmu_errmsg(&err));
+	p->nclusters = 2;
+	p->clusters[1] = p->clusters[0];
+	struct dpmu_model *m = NULL;
+	if (dpmu_model_create(p, &m, &err) != 0)
+		fail_msg("model: %s", dpmu_errmsg(&err));
+	dpmu_profile_free(p);
+	assert_int_equal(dpmu_model_nclusters(m), 2);
 	unsigned a = first_core(m, 0), b = first_core(m, 1);
 	conf_wr(m, a, CLUSTERPMCNTENSET, CC);
+	conf_wr(m, a, CLUSTERPMCR, PMCR_E);
 	assert_int_equal(conf_rd(m, b, CLUSTERPMCNTENSET), 0);
+	dpmu_model_cluster_cycles(m, 0, 9);
+	dpmu_model_cluster_cycles(m, 1, 4);
+	conf_wr(m, b, CLUSTERPMCNTENSET, CC);
+	conf_wr(m, b, CLUSTERPMCR, PMCR_E);
+	dpmu_model_cluster_cycles(m, 1, 4);
+	assert_int_equal(conf_rd(m, a, CLUSTERPMCCNTR), 9);
+	assert_int_equal(conf_rd(m, b, CLUSTERPMCCNTR), 4);
 	dpmu_model_destroy(m);
 }
 

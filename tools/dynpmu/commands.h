@@ -1,0 +1,40 @@
+/*
+ * The `dynpmu` subcommands: one file per subcommand, each exporting one
+ * dpmu_cmd_<name>(argc, argv) (argv[0] is the subcommand name). Exit status:
+ * 0 success, 1 a check failed or the run failed, 2 bad usage or bad input.
+ */
+#ifndef DPMU_TOOL_COMMANDS_H
+#define DPMU_TOOL_COMMANDS_H
+
+#include <stdio.h>
+
+#include "dynpmu/arch.h"
+#include "dynpmu/model.h"
+
+#define DPMU_EXIT_OK 0
+#define DPMU_EXIT_FAIL 1
+#define DPMU_EXIT_USAGE 2
+
+struct dpmu_cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;            /* one line */
+};
+
+int dpmu_cmd_help(int argc, char **argv);       /* main.c */
+int dpmu_cmd_profiles(int argc, char **argv);   /* profiles.c */
+int dpmu_cmd_regs(int argc, char **argv);       /* regs.c */
+int dpmu_cmd_demo(int argc, char **argv);       /* demo.c */
+int dpmu_cmd_stat(int argc, char **argv);       /* stat.c */
+int dpmu_cmd_list(int argc, char **argv);       /* list.c */
+int dpmu_cmd_trace(int argc, char **argv);      /* trace.c */
+
+/* Load a profile (built-in name or JSON file; NULL: the default) and a model
+ * of it. On failure prints "dynpmu <cmd>: <message>" to stderr and returns
+ * non-zero; the caller owns both on success (util.c). */
+int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profile **p,
+			 struct dpmu_model **m);
+/* Edit distance, for did-you-mean suggestions (case-insensitive). */
+unsigned dpmu_tool_distance(const char *a, const char *b);
+
+#endif

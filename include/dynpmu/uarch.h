@@ -83,4 +83,30 @@ void dpmu_uarch_flush(struct dpmu_uarch *u);
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core);
 uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u);
 
+/* Deliver what one core has pending (and its cluster's events). Call it
+ * before changing the core's exception level, security state, power or WFI
+ * state in the model, so that held-back events count in the state they
+ * happened in. */
+void dpmu_uarch_flush_core(struct dpmu_uarch *u, unsigned core);
+
+/* Batching: pending counts of a core are delivered at the latest after
+ * `insns` retired instructions of that core (1 = deliver every
+ * instruction; the bound on overflow-interrupt skid, docs/events.md). */
+#define DPMU_UARCH_BATCH_DEFAULT 256u
+#define DPMU_UARCH_BATCH_MAX 65536u
+int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *err);
+
+/* Observer of deliveries: called with every (event, n) handed to the model,
+ * after the model has counted it. `cluster` false: index is a core and
+ * event a core-PMU event (CPU_CYCLES 0x11 for core cycles); true: index is a
+ * cluster and event a cluster-PMU event of its numbering (0x11 for DSU
+ * cycles). For tests and tracing; NULL removes it. */
+typedef void (*dpmu_uarch_observer_fn)(void *ctx, bool cluster, unsigned index, uint16_t event,
+				       uint64_t n);
+void dpmu_uarch_set_observer(struct dpmu_uarch *u, dpmu_uarch_observer_fn fn, void *ctx);
+
+/* Last problem with the engine's input (a retire on a core the profile does
+ * not have, ...), or "no error". */
+const char *dpmu_uarch_errmsg(const struct dpmu_uarch *u);
+
 #endif

@@ -1,0 +1,124 @@
+/*
+ * A set-associative array of blocks with a replacement policy: the L1, L2
+ * and L3 caches, the TLBs and the snoop filter are all one of these.
+ * Flat arrays, no allocation after init, a mask for the set index when the
+ * set count is a power of two.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "uarch/uarch_internal.h"
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static uint32_t log2u(uint64_t x)
+{
+	return (uint32_t)(63 - __builtin_clzll(x));
+}
+
+int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_t ways,
+		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err)
+{
+	memset(s, 0, sizeof *s);
+	if (!is_pow2(block))
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: block size %u is not a power of two",
+				    what, block);
+	if (ways == 0 || ways > 64)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: %u ways (1 to 64)", what, ways);
+	if (size == 0 || size % ((uint64_t)ways * block) != 0)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "%s: size %llu is not a multiple of ways (%u) x block (%u)",
+				    what, (unsigned long long)size, ways, block);
+	if (repl != DPMU_REPL_LRU && repl != DPMU_REPL_PLRU && repl != DPMU_REPL_RANDOM)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: replacement policy %d unknown", what,
+				    (int)repl);
+	uint64_t sets = size / ((uint64_t)ways * block);
+	if (sets > (1u << 24))
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: %llu sets (at most 2^24)", what,
+				    (unsigned long long)sets);
+	s->sets = (uint32_t)sets;
+	s->ways = ways;
+	s->shift = log2u(block);
+	s->pow2 = is_pow2(sets);
+	s->set_mask = s->pow2 ? s->sets - 1 : 0;
+	s->repl = repl;
+	/* A fixed, per-array seed: the same input gives the same victims. */
+	s->rng = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+	if (!s->rng)
+		s->rng = 1;
+	size_t n = (size_t)sets * ways;
+	s->tag = calloc(n, sizeof *s->tag);
+	s->state = calloc(n, sizeof *s->state);
+	s->stamp = calloc(n, sizeof *s->stamp);
+	if (!s->tag || !s->state || !s->stamp) {
+		dpmu_uset_free(s);
+		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
+	}
+	return 0;
+}
+
+void dpmu_uset_free(struct dpmu_uset *s)
+{
+	free(s->tag);
+	free(s->state);
+	free(s->stamp);
+	s->tag = NULL;
+	s->state = NULL;
+	s->stamp = NULL;
+}
+
+void dpmu_uset_touch(struct dpmu_uset *s, int slot)
+{
+	if (s->repl == DPMU_REPL_LRU) {
+		s->stamp[slot] = ++s->clock;
+	} else if (s->repl == DPMU_REPL_PLRU) {
+		/* Bit-PLRU (MRU bits): mark the way; when every way of the set
+		 * is marked, clear all marks but this one. Works for any way
+		 * count, unlike tree PLRU. */
+		s->stamp[slot] = 1;
+		uint32_t base = (uint32_t)slot / s->ways * s->ways;
+		for (uint32_t w = 0; w < s->ways; w++)
+			if (!s->stamp[base + w])
+				return;
+		for (uint32_t w = 0; w < s->ways; w++)
+			s->stamp[base + w] = 0;
+		s->stamp[slot] = 1;
+	}
+}
+
+static uint64_t xorshift64(uint64_t *st)
+{
+	uint64_t x = *st;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *st = x;
+}
+
+int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
+{
+	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
+	for (uint32_t w = 0; w < s->ways; w++)
+		if (!s->state[base + w])
+			return (int)(base + w);
+	switch (s->repl) {
+	case DPMU_REPL_RANDOM:
+		return (int)(base + xorshift64(&s->rng) % s->ways);
+	case DPMU_REPL_PLRU:
+		for (uint32_t w = 0; w < s->ways; w++)
+			if (!s->stamp[base + w])
+				return (int)(base + w);
+		return (int)base;
+	case DPMU_REPL_LRU:
+	default: {
+		uint32_t best = base;
+		for (uint32_t w = 1; w < s->ways; w++)
+			if (s->stamp[base + w] < s->stamp[best])
+				best = base + w;
+		return (int)best;
+	}
+	}
+}

@@ -1,0 +1,94 @@
+/*
+ * What the engine counts, as tables: each core happening and its PMU event
+ * number (reference section 5), and each cluster happening with its name and
+ * number in both DSU numberings (reference section 3, seed 001 section 4.2).
+ * docs/events.md says for every catalog event whether it is produced.
+ */
+#include <string.h>
+
+#include "uarch/uarch_internal.h"
+
+struct uev_row {
+	const char *name;
+	uint16_t code;
+};
+
+#define DPMU_UEV_ROW(n, c) { #n, c },
+static const struct uev_row uev_table[DPMU_UEV_COUNT] = { DPMU_UEV_LIST(DPMU_UEV_ROW) };
+#undef DPMU_UEV_ROW
+
+const char *dpmu_uev_name(enum dpmu_uev e)
+{
+	return (unsigned)e < DPMU_UEV_COUNT ? uev_table[e].name : "?";
+}
+
+uint16_t dpmu_uev_code(enum dpmu_uev e)
+{
+	return (unsigned)e < DPMU_UEV_COUNT ? uev_table[e].code : DPMU_UEV_NONE;
+}
+
+/*
+ * Cluster happenings. Each numbering gives the event name its catalog uses
+ * and the number to use when no catalog is at hand: the DSU numbers from
+ * reference section 3 (Linux arm_dsu_pmu and the DSU TRM), the DSU-120
+ * numbers the seed gives (L3_ACCESS, L3_MISS, SNOOP_REQ, DATA_TRANSFER);
+ * the other DSU-120 events are the catalog's (data/events/dsu-120.json).
+ */
+struct cev_row {
+	const char *name[2];      /* [DPMU_DSU_CLASSIC], [DPMU_DSU_120]; NULL: none */
+	uint16_t fallback[2];
+};
+
+#define NONE DPMU_UEV_NONE
+static const struct cev_row cev_table[DPMU_CEV_COUNT] = {
+	[DPMU_CEV_L3_ACCESS] = { { "L3D_CACHE", "L3_ACCESS" }, { 0x2B, 0x4000 } },
+	[DPMU_CEV_L3_ACCESS_RD] = { { "L3D_CACHE_RD", "L3_ACCESS_RD" }, { 0xA0, NONE } },
+	[DPMU_CEV_L3_ACCESS_WR] = { { "L3D_CACHE_WR", "L3_ACCESS_WR" }, { NONE, NONE } },
+	[DPMU_CEV_L3_HIT] = { { NULL, "L3_HIT" }, { NONE, NONE } },
+	[DPMU_CEV_L3_MISS] = { { NULL, "L3_MISS" }, { NONE, 0x4001 } },
+	[DPMU_CEV_L3_MISS_RD] = { { NULL, "L3_MISS_RD" }, { NONE, NONE } },
+	[DPMU_CEV_L3_MISS_WR] = { { NULL, "L3_MISS_WR" }, { NONE, NONE } },
+	[DPMU_CEV_L3_REFILL] = { { "L3D_CACHE_REFILL", "L3_REFILL" }, { 0x2A, NONE } },
+	[DPMU_CEV_L3_REFILL_RD] = { { "L3D_CACHE_REFILL_RD", NULL }, { 0xA2, NONE } },
+	[DPMU_CEV_L3_REFILL_WR] = { { "L3D_CACHE_REFILL_WR", NULL }, { NONE, NONE } },
+	[DPMU_CEV_L3_ALLOCATE] = { { "L3D_CACHE_ALLOCATE", "L3_ALLOCATE" }, { 0x29, NONE } },
+	[DPMU_CEV_L3_WB] = { { "L3D_CACHE_WB", "L3_WB" }, { 0x2C, NONE } },
+	[DPMU_CEV_L3_EVICT] = { { NULL, "L3_EVICT" }, { NONE, NONE } },
+	[DPMU_CEV_BUS_ACCESS] = { { "BUS_ACCESS", "BUS_ACCESS" }, { 0x19, NONE } },
+	[DPMU_CEV_BUS_ACCESS_RD] = { { "BUS_ACCESS_RD", "BUS_ACCESS_RD" }, { 0x60, NONE } },
+	[DPMU_CEV_BUS_ACCESS_WR] = { { "BUS_ACCESS_WR", "BUS_ACCESS_WR" }, { 0x61, NONE } },
+	[DPMU_CEV_MEM_READ] = { { NULL, "MEM_READ" }, { NONE, NONE } },
+	[DPMU_CEV_MEM_WRITE] = { { NULL, "MEM_WRITE" }, { NONE, NONE } },
+	[DPMU_CEV_SF_ACCESS] = { { NULL, "SNOOP_FILTER_ACCESS" }, { NONE, NONE } },
+	[DPMU_CEV_SF_HIT] = { { NULL, "SNOOP_FILTER_HIT" }, { NONE, NONE } },
+	[DPMU_CEV_SF_NO_SNOOP] = { { "SCU_SNP_NO_CPU_SNP", NULL }, { NONE, NONE } },
+	[DPMU_CEV_SNOOP_REQ] = { { "SCU_SNP_ACCESS", "SNOOP_REQ" }, { NONE, 0x4022 } },
+	[DPMU_CEV_SNOOP_DATA] = { { NULL, "DATA_TRANSFER" }, { NONE, 0x4023 } },
+	[DPMU_CEV_SNOOP_INVAL] = { { NULL, "SNOOP_INVAL" }, { NONE, NONE } },
+	[DPMU_CEV_SF_EVICT] = { { "SCU_SNP_EVICT", "SNOOP_FILTER_EVICT" }, { NONE, NONE } },
+	[DPMU_CEV_BUS_CYCLES] = { { "BUS_CYCLES", "BUS_CYCLES" }, { 0x1D, NONE } },
+};
+#undef NONE
+
+const char *dpmu_cev_name(enum dpmu_cev e, enum dpmu_dsu_numbering num)
+{
+	if ((unsigned)e >= DPMU_CEV_COUNT || (num != DPMU_DSU_CLASSIC && num != DPMU_DSU_120))
+		return "?";
+	return cev_table[e].name[num] ? cev_table[e].name[num] : "-";
+}
+
+void dpmu_cev_codes(const struct dpmu_cluster_params *cp, uint16_t codes[DPMU_CEV_COUNT])
+{
+	unsigned num = cp->numbering == DPMU_DSU_120 ? 1 : 0;
+	struct dpmu_err err;
+	const struct dpmu_event_catalog *cat =
+		cp->catalog[0] ? dpmu_catalog_get(cp->catalog, &err) : NULL;
+	for (unsigned e = 0; e < DPMU_CEV_COUNT; e++) {
+		codes[e] = cev_table[e].fallback[num];
+		const char *name = cev_table[e].name[num];
+		const struct dpmu_event_desc *d =
+			cat && name ? dpmu_catalog_find_name(cat, name) : NULL;
+		if (d)
+			codes[e] = d->code;
+	}
+}

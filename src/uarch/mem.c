@@ -1,0 +1,767 @@
+/*
+ * The memory hierarchy of a DynamIQ cluster: per core L1I, L1D and L2
+ * (write-back, write-allocate; the L2 inclusive of both L1s), per cluster
+ * the DSU's L3 (filled on a miss, not inclusive: no back-invalidation) and
+ * its snoop filter, MESI coherence between the cores' L2s, the DSU's master
+ * bus and DRAM with a latency and a bandwidth. docs/events.md describes
+ * every modelling choice made here.
+ *
+ * Line states: L2 holds the MESI state of a line for the core; an L1D line is
+ * S (shared, clean), E (clean, writable: the L2 owns it) or M (dirty); L1I,
+ * L3, TLB and snoop-filter entries are just valid (the L3 uses M for dirty).
+ */
+#include <string.h>
+
+#include "uarch/uarch_internal.h"
+
+#define EV(c, name) ((c)->pend[DPMU_UEV_##name]++)
+#define EVN(c, name, n) ((c)->pend[DPMU_UEV_##name] += (n))
+#define CEV(cl, name, n) ((cl)->pend[DPMU_CEV_##name] += (n))
+
+/* What an L2 request asks of the DSU. */
+enum req {
+	REQ_READ,     /* load refill: shared or exclusive */
+	REQ_IFETCH,   /* instruction refill: shared */
+	REQ_RFO,      /* store refill: read for ownership */
+	REQ_CLAIM,    /* full-line store: ownership without data */
+	REQ_PREFETCH, /* prefetch: as READ, never stalls */
+};
+
+static inline bool req_write(enum req r)
+{
+	return r == REQ_RFO || r == REQ_CLAIM;
+}
+
+static inline struct dpmu_ucluster *cluster_of(struct dpmu_uarch *u, const struct dpmu_ucore *c)
+{
+	return &u->clusters[c->cluster];
+}
+
+uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c)
+{
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t f = c->type->freq_hz ? c->type->freq_hz : 1;
+	return (uint64_t)((u128)c->cycles * 1000000000000ull / f);
+}
+
+/* ---- DRAM bandwidth ------------------------------------------------------- */
+
+/* Bytes moved per 1 us epoch are limited to the profile's bandwidth; a
+ * transfer that finds its epoch full waits for the next epoch with room.
+ * Epochs (not a single busy-until time) keep cores whose simulated clocks
+ * differ from delaying each other unfairly. Returns the wait in ps. */
+static uint64_t dram_transfer(struct dpmu_uarch *u, uint64_t now_ps, uint64_t bytes)
+{
+	if (!u->dram_epoch_cap)
+		return 0;
+	uint64_t e0 = now_ps / DPMU_DRAM_EPOCH_PS;
+	for (uint64_t e = e0; e < e0 + DPMU_DRAM_EPOCHS; e++) {
+		unsigned s = (unsigned)(e % DPMU_DRAM_EPOCHS);
+		if (u->dram_epoch[s] > e)
+			return 0; /* older than the window: not constrained */
+		if (u->dram_epoch[s] < e) {
+			u->dram_epoch[s] = e;
+			u->dram_bytes[s] = 0;
+		}
+		if (u->dram_bytes[s] + bytes <= u->dram_epoch_cap || u->dram_bytes[s] == 0) {
+			u->dram_bytes[s] += bytes;
+			return e == e0 ? 0 : e * DPMU_DRAM_EPOCH_PS - now_ps;
+		}
+	}
+	return (uint64_t)DPMU_DRAM_EPOCHS * DPMU_DRAM_EPOCH_PS;
+}
+
+static uint32_t ps_to_cycles(const struct dpmu_ucore *c, uint64_t ps)
+{
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t cyc = (uint64_t)((u128)ps * c->type->freq_hz / 1000000000000ull);
+	return cyc > UINT32_MAX ? UINT32_MAX : (uint32_t)cyc;
+}
+
+/* ---- the L3 and memory ---------------------------------------------------- */
+
+/* Write a dirty L3 victim back to memory over the DSU master bus. */
+static void l3_writeback_victim(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				struct dpmu_ucluster *cl)
+{
+	CEV(cl, L3_WB, 1);
+	CEV(cl, MEM_WRITE, 1);
+	CEV(cl, BUS_ACCESS, c->beats);
+	CEV(cl, BUS_ACCESS_WR, c->beats);
+	dram_transfer(u, dpmu_uarch_core_ps(c), (uint64_t)1 << cl->l3.set.shift);
+}
+
+/* Put a line into the L3 (dirty or clean), evicting as needed. */
+static int l3_install(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ucluster *cl,
+		      uint64_t blk, bool dirty)
+{
+	struct dpmu_uset *s = &cl->l3.set;
+	int v = dpmu_uset_victim(s, blk);
+	if (s->state[v])
+		CEV(cl, L3_EVICT, 1);
+	if (s->state[v] == DPMU_LINE_M)
+		l3_writeback_victim(u, c, cl);
+	s->tag[v] = blk;
+	s->state[v] = dirty ? DPMU_LINE_M : DPMU_LINE_S;
+	dpmu_uset_touch(s, v);
+	return v;
+}
+
+/* Dirty data written into the L3 (an L2 victim or a snooped M line). */
+static void l3_write(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ucluster *cl,
+		     uint64_t blk, bool count)
+{
+	int s3 = dpmu_uset_find(&cl->l3.set, blk);
+	if (count) {
+		EV(c, L3D_CACHE);
+		CEV(cl, L3_ACCESS, 1);
+		CEV(cl, L3_ACCESS_WR, 1);
+	}
+	if (s3 >= 0) {
+		if (count)
+			CEV(cl, L3_HIT, 1);
+		cl->l3.set.state[s3] = DPMU_LINE_M;
+		dpmu_uset_touch(&cl->l3.set, s3);
+		return;
+	}
+	if (count) {
+		CEV(cl, L3_MISS, 1);
+		CEV(cl, L3_MISS_WR, 1);
+		/* A whole line arrives: allocation without refill. */
+		EV(c, L3D_CACHE_ALLOCATE);
+		CEV(cl, L3_ALLOCATE, 1);
+	}
+	l3_install(u, c, cl, blk, true);
+}
+
+/* Fetch a line from memory into the L3; returns the latency beyond the L3. */
+static uint32_t l3_refill(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ucluster *cl,
+			  uint64_t blk, bool read, bool count_core)
+{
+	if (count_core) {
+		EV(c, L3D_CACHE_REFILL);
+		if (read) {
+			EV(c, L3D_CACHE_REFILL_RD);
+			EV(c, LL_CACHE_MISS_RD);
+		}
+	}
+	CEV(cl, L3_REFILL, 1);
+	CEV(cl, MEM_READ, 1);
+	if (read)
+		CEV(cl, L3_REFILL_RD, 1);
+	else
+		CEV(cl, L3_REFILL_WR, 1);
+	CEV(cl, BUS_ACCESS, c->beats);
+	CEV(cl, BUS_ACCESS_RD, c->beats);
+	uint64_t wait = dram_transfer(u, dpmu_uarch_core_ps(c), (uint64_t)1 << cl->l3.set.shift);
+	l3_install(u, c, cl, blk, false);
+	return c->mem_latency + ps_to_cycles(c, wait);
+}
+
+/* ---- coherence: what a snoop does to a peer core -------------------------- */
+
+static void l1_drop(struct dpmu_ucache *l1, uint64_t blk)
+{
+	int s = dpmu_uset_find(&l1->set, blk);
+	if (s >= 0)
+		l1->set.state[s] = DPMU_LINE_I;
+}
+
+/* Snoop that invalidates the peer's copy (another core wants to write, or
+ * the snoop filter evicts the line). Returns true when the peer's copy was
+ * dirty: its data is written back (coherency write-back). */
+static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
+{
+	int s2 = dpmu_uset_find(&p->l2.set, blk);
+	bool dirty = false;
+	int s1 = dpmu_uset_find(&p->l1d.set, blk);
+	if (s1 >= 0) {
+		if (p->l1d.set.state[s1] == DPMU_LINE_M) {
+			dirty = true;
+			EV(p, L1D_CACHE_WB);
+			EV(p, L1D_CACHE_WB_CLEAN);
+		}
+		p->l1d.set.state[s1] = DPMU_LINE_I;
+		EV(p, L1D_CACHE_INVAL);
+	}
+	l1_drop(&p->l1i, blk);
+	if (s2 < 0)
+		return dirty;
+	if (p->l2.set.state[s2] == DPMU_LINE_M)
+		dirty = true;
+	p->l2.set.state[s2] = DPMU_LINE_I;
+	EV(p, L2D_CACHE_INVAL);
+	if (dirty) {
+		EV(p, L2D_CACHE_WB);
+		EV(p, L2D_CACHE_WB_CLEAN);
+		EVN(p, BUS_ACCESS, p->beats);
+		EVN(p, BUS_ACCESS_WR, p->beats);
+	}
+	return dirty;
+}
+
+/* Snoop for a read: the peer keeps a shared copy; returns true when it
+ * was dirty (MESI: the data is written back to the L3 on the way). */
+static bool peer_share(struct dpmu_ucore *p, uint64_t blk)
+{
+	bool dirty = false;
+	int s1 = dpmu_uset_find(&p->l1d.set, blk);
+	if (s1 >= 0) {
+		if (p->l1d.set.state[s1] == DPMU_LINE_M) {
+			dirty = true;
+			EV(p, L1D_CACHE_WB);
+			EV(p, L1D_CACHE_WB_CLEAN);
+		}
+		p->l1d.set.state[s1] = DPMU_LINE_S;
+	}
+	int s2 = dpmu_uset_find(&p->l2.set, blk);
+	if (s2 < 0)
+		return dirty;
+	if (p->l2.set.state[s2] == DPMU_LINE_M)
+		dirty = true;
+	p->l2.set.state[s2] = DPMU_LINE_S;
+	if (dirty) {
+		EV(p, L2D_CACHE_WB);
+		EV(p, L2D_CACHE_WB_CLEAN);
+		EVN(p, BUS_ACCESS, p->beats);
+		EVN(p, BUS_ACCESS_WR, p->beats);
+	}
+	return dirty;
+}
+
+static uint8_t l2_state(const struct dpmu_ucore *p, uint64_t blk)
+{
+	int s = dpmu_uset_find(&p->l2.set, blk);
+	return s >= 0 ? p->l2.set.state[s] : DPMU_LINE_I;
+}
+
+/* Cores of the cluster (bit = core in cluster) other than `me` that hold
+ * the line: the snoop filter says, or, without one, every peer is asked.
+ * *asked is how many snoop requests finding them costs. */
+static uint32_t holders(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned me,
+			uint64_t blk, unsigned *asked)
+{
+	uint32_t m = 0;
+	if (cl->sf.sets) {
+		int s = dpmu_uset_find(&cl->sf, blk);
+		m = s >= 0 ? cl->sf_mask[s] & ~(1u << me) : 0;
+		CEV(cl, SF_ACCESS, 1);
+		if (m)
+			CEV(cl, SF_HIT, 1);
+		*asked = 0; /* the filter answers; snoops go only to holders */
+		return m;
+	}
+	for (unsigned k = 0; k < cl->ncores; k++)
+		if (k != me && l2_state(&u->cores[cl->first_core + k], blk) != DPMU_LINE_I)
+			m |= 1u << k;
+	*asked = cl->ncores - 1; /* broadcast */
+	return m;
+}
+
+static void sf_remove(struct dpmu_ucluster *cl, unsigned me, uint64_t blk)
+{
+	if (!cl->sf.sets)
+		return;
+	int s = dpmu_uset_find(&cl->sf, blk);
+	if (s < 0)
+		return;
+	cl->sf_mask[s] &= ~(1u << me);
+	if (!cl->sf_mask[s])
+		cl->sf.state[s] = DPMU_LINE_I;
+}
+
+/* Record that core `me` now holds the line; a full filter set evicts an
+ * entry, which back-invalidates that line in every core holding it. */
+static void sf_add(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ucluster *cl,
+		   unsigned me, uint64_t blk)
+{
+	if (!cl->sf.sets)
+		return;
+	struct dpmu_uset *s = &cl->sf;
+	int e = dpmu_uset_find(s, blk);
+	if (e < 0) {
+		e = dpmu_uset_victim(s, blk);
+		if (s->state[e]) {
+			uint64_t old = s->tag[e];
+			uint32_t m = cl->sf_mask[e];
+			CEV(cl, SF_EVICT, 1);
+			for (unsigned k = 0; m; k++, m >>= 1) {
+				if (!(m & 1))
+					continue;
+				CEV(cl, SNOOP_REQ, 1);
+				CEV(cl, SNOOP_INVAL, 1);
+				if (peer_invalidate(&u->cores[cl->first_core + k], old))
+					l3_write(u, c, cl, old, false);
+			}
+		}
+		s->tag[e] = blk;
+		s->state[e] = 1;
+		cl->sf_mask[e] = 0;
+	}
+	cl->sf_mask[e] |= 1u << me;
+	dpmu_uset_touch(s, e);
+}
+
+/* ---- the DSU: what an L2 miss or upgrade does ------------------------------ */
+
+/* Invalidate every other holder (a write needs the only copy). Returns true
+ * when one had it dirty (its data is the newest). */
+static bool claim(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned me, uint64_t blk,
+		  uint32_t *had)
+{
+	unsigned asked;
+	uint32_t m = holders(u, cl, me, blk, &asked);
+	bool dirty = false;
+	*had = m;
+	CEV(cl, SNOOP_REQ, asked ? asked : (uint64_t)__builtin_popcount(m));
+	CEV(cl, SNOOP_INVAL, (uint64_t)__builtin_popcount(m));
+	if (cl->sf.sets && !m)
+		CEV(cl, SF_NO_SNOOP, 1);
+	for (unsigned k = 0; m; k++, m >>= 1)
+		if ((m & 1) && peer_invalidate(&u->cores[cl->first_core + k], blk))
+			dirty = true;
+	return dirty;
+}
+
+/* An L2 miss (or upgrade) of core c for line blk. Returns the latency in
+ * core cycles from the L2 to data; *state is the requester's new L2 state. */
+static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t blk,
+			    enum req r, uint8_t *state)
+{
+	struct dpmu_ucluster *cl = cluster_of(u, c);
+	unsigned me = c->id - cl->first_core;
+	bool rd = !req_write(r);
+	uint32_t lat;
+
+	if (r == REQ_CLAIM) {
+		/* Ownership without data: no L3 data access. */
+		uint32_t had;
+		claim(u, cl, me, blk, &had);
+		*state = DPMU_LINE_M;
+		sf_add(u, c, cl, me, blk);
+		return had ? cl->snoop_latency : 0;
+	}
+
+	/* The request looks up the L3 (and the snoop filter, in parallel). */
+	EV(c, L3D_CACHE);
+	CEV(cl, L3_ACCESS, 1);
+	if (rd) {
+		EV(c, L3D_CACHE_RD);
+		EV(c, LL_CACHE_RD);
+		CEV(cl, L3_ACCESS_RD, 1);
+	} else {
+		CEV(cl, L3_ACCESS_WR, 1);
+	}
+	int s3 = dpmu_uset_find(&cl->l3.set, blk);
+	bool from_peer = false;
+	if (s3 >= 0) {
+		CEV(cl, L3_HIT, 1);
+	} else {
+		CEV(cl, L3_MISS, 1);
+		if (rd)
+			CEV(cl, L3_MISS_RD, 1);
+		else
+			CEV(cl, L3_MISS_WR, 1);
+	}
+
+	if (r == REQ_RFO) {
+		uint32_t had;
+		bool dirty = claim(u, cl, me, blk, &had);
+		/* The newest data is a dirty peer's; a clean peer can forward
+		 * its copy when the L3 misses. */
+		from_peer = dirty || (had && s3 < 0);
+		*state = DPMU_LINE_M;
+	} else {
+		unsigned asked;
+		uint32_t m = holders(u, cl, me, blk, &asked);
+		*state = m ? DPMU_LINE_S : DPMU_LINE_E;
+		uint64_t snoops = asked;
+		/* An exclusive or dirty holder must be snooped (it may have
+		 * written); shared holders only when the L3 cannot serve. */
+		for (unsigned k = 0; m; k++, m >>= 1) {
+			if (!(m & 1))
+				continue;
+			struct dpmu_ucore *p = &u->cores[cl->first_core + k];
+			uint8_t st = l2_state(p, blk);
+			if (st == DPMU_LINE_M || st == DPMU_LINE_E || (s3 < 0 && !from_peer)) {
+				if (!asked)
+					snoops++;
+				if (peer_share(p, blk)) {
+					l3_write(u, c, cl, blk, false);
+					s3 = dpmu_uset_find(&cl->l3.set, blk);
+				}
+				from_peer = true;
+			}
+		}
+		CEV(cl, SNOOP_REQ, snoops);
+		if (cl->sf.sets && !snoops)
+			CEV(cl, SF_NO_SNOOP, 1);
+	}
+
+	if (from_peer) {
+		CEV(cl, SNOOP_DATA, 1);
+		lat = cl->snoop_latency;
+		if (s3 >= 0)
+			dpmu_uset_touch(&cl->l3.set, s3);
+	} else if (s3 >= 0) {
+		dpmu_uset_touch(&cl->l3.set, s3);
+		lat = cl->l3.latency;
+	} else {
+		lat = cl->l3.latency + l3_refill(u, c, cl, blk, rd, true);
+		/* The L3's own prefetcher: the next line from memory. */
+		if (cl->l3.prefetch == DPMU_PREFETCH_NEXT_LINE &&
+		    dpmu_uset_find(&cl->l3.set, blk + 1) < 0)
+			l3_refill(u, c, cl, blk + 1, true, false);
+	}
+	/* The line crosses the core-DSU interface. */
+	EVN(c, BUS_ACCESS, c->beats);
+	EVN(c, BUS_ACCESS_RD, c->beats);
+	sf_add(u, c, cl, me, blk);
+	return lat;
+}
+
+/* ---- the L2 ---------------------------------------------------------------- */
+
+/* Evict the line in L2 slot v: back-invalidate the L1s (inclusion), write
+ * dirty data to the L3, tell the snoop filter. */
+static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
+{
+	struct dpmu_uset *s = &c->l2.set;
+	if (!s->state[v])
+		return;
+	uint64_t blk = s->tag[v];
+	bool dirty = s->state[v] == DPMU_LINE_M;
+	int s1 = dpmu_uset_find(&c->l1d.set, blk);
+	if (s1 >= 0) {
+		dirty |= c->l1d.set.state[s1] == DPMU_LINE_M;
+		c->l1d.set.state[s1] = DPMU_LINE_I;
+	}
+	l1_drop(&c->l1i, blk);
+	s->state[v] = DPMU_LINE_I;
+	struct dpmu_ucluster *cl = cluster_of(u, c);
+	if (dirty) {
+		EV(c, L2D_CACHE_WB);
+		EV(c, L2D_CACHE_WB_VICTIM);
+		EVN(c, BUS_ACCESS, c->beats);
+		EVN(c, BUS_ACCESS_WR, c->beats);
+		l3_write(u, c, cl, blk, true);
+	}
+	sf_remove(cl, c->id - cl->first_core, blk);
+}
+
+static void stride_train(struct dpmu_ucache *ch, uint64_t pc, uint64_t blk, uint64_t *pf_blk)
+{
+	struct dpmu_pf_entry *e = &ch->pf[(pc >> 2) % DPMU_PF_ENTRIES];
+	*pf_blk = 0;
+	if (e->pc != pc + 1) {
+		e->pc = pc + 1;
+		e->last = blk;
+		e->stride = 0;
+		e->conf = 0;
+		return;
+	}
+	int64_t st = (int64_t)(blk - e->last);
+	if (st == 0)
+		return;
+	if (st == e->stride) {
+		if (e->conf < 3)
+			e->conf++;
+	} else {
+		e->stride = st;
+		e->conf = 0;
+	}
+	e->last = blk;
+	if (e->conf >= 1)
+		*pf_blk = blk + (uint64_t)st;
+}
+
+static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
+			  enum req r, uint8_t *state);
+
+static void l2_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
+			bool demand_miss)
+{
+	uint64_t pf = 0;
+	if (c->l2.prefetch == DPMU_PREFETCH_NEXT_LINE && demand_miss)
+		pf = blk + 1;
+	else if (c->l2.prefetch == DPMU_PREFETCH_STRIDE)
+		stride_train(&c->l2, pc, blk, &pf);
+	if (pf && dpmu_uset_find(&c->l2.set, pf) < 0) {
+		uint8_t st;
+		l2_access(u, c, pc, pf, REQ_PREFETCH, &st);
+	}
+}
+
+/* An access to the L2 (an L1 refill, an L1I refill, a prefetch). Returns
+ * the latency from the core to data; *state is the line's L2 state. */
+static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
+			  enum req r, uint8_t *state)
+{
+	struct dpmu_uset *s = &c->l2.set;
+	bool wr = req_write(r);
+	EV(c, L2D_CACHE);
+	if (wr)
+		EV(c, L2D_CACHE_WR);
+	else
+		EV(c, L2D_CACHE_RD);
+	int slot = dpmu_uset_find(s, blk);
+	uint32_t lat = c->l2.latency;
+	if (slot >= 0) {
+		dpmu_uset_touch(s, slot);
+		if (wr && s->state[slot] == DPMU_LINE_S) {
+			uint8_t ns;
+			lat += dsu_request(u, c, blk, REQ_CLAIM, &ns);
+		}
+		if (wr)
+			s->state[slot] = DPMU_LINE_M;
+		*state = s->state[slot];
+		if (r != REQ_PREFETCH && c->l2.prefetch == DPMU_PREFETCH_STRIDE)
+			l2_prefetch(u, c, pc, blk, false);
+		return lat;
+	}
+	if (r == REQ_CLAIM) {
+		EV(c, L2D_CACHE_ALLOCATE);
+	} else {
+		EV(c, L2D_CACHE_REFILL);
+		if (wr)
+			EV(c, L2D_CACHE_REFILL_WR);
+		else
+			EV(c, L2D_CACHE_REFILL_RD);
+	}
+	uint8_t ns;
+	lat += dsu_request(u, c, blk, r, &ns);
+	int v = dpmu_uset_victim(s, blk);
+	l2_evict(u, c, v);
+	s->tag[v] = blk;
+	s->state[v] = ns;
+	dpmu_uset_touch(s, v);
+	*state = ns;
+	if (r != REQ_PREFETCH && c->l2.prefetch != DPMU_PREFETCH_NONE)
+		l2_prefetch(u, c, pc, blk, true);
+	return lat;
+}
+
+/* ---- the L1s --------------------------------------------------------------- */
+
+/* Fill an L1D slot for blk, writing back a dirty victim into the L2. */
+static void l1d_fill(struct dpmu_ucore *c, uint64_t blk, uint8_t st)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	int v = dpmu_uset_victim(s, blk);
+	if (s->state[v] == DPMU_LINE_M) {
+		uint64_t old = s->tag[v];
+		EV(c, L1D_CACHE_WB);
+		EV(c, L1D_CACHE_WB_VICTIM);
+		EV(c, L2D_CACHE);
+		EV(c, L2D_CACHE_WR);
+		int s2 = dpmu_uset_find(&c->l2.set, old);
+		if (s2 >= 0) {
+			c->l2.set.state[s2] = DPMU_LINE_M;
+			dpmu_uset_touch(&c->l2.set, s2);
+		}
+	}
+	s->tag[v] = blk;
+	s->state[v] = st;
+	dpmu_uset_touch(s, v);
+}
+
+/* The L1D state a line gets from its L2 state. */
+static inline uint8_t l1_state(uint8_t l2st, bool write)
+{
+	if (write)
+		return DPMU_LINE_M;
+	return l2st == DPMU_LINE_S ? DPMU_LINE_S : DPMU_LINE_E;
+}
+
+static void l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf)
+{
+	if (dpmu_uset_find(&c->l1d.set, pf) >= 0)
+		return;
+	/* Prefetch refills count as refills (seed 003 section 3.2). */
+	EV(c, L1D_CACHE_REFILL);
+	EV(c, L1D_CACHE_REFILL_RD);
+	uint8_t st;
+	l2_access(u, c, pc, pf, REQ_PREFETCH, &st);
+	l1d_fill(c, pf, l1_state(st, false));
+}
+
+uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t addr,
+		       bool write, bool full_line)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	uint64_t blk = addr >> s->shift;
+	EV(c, L1D_CACHE);
+	if (write)
+		EV(c, L1D_CACHE_WR);
+	else
+		EV(c, L1D_CACHE_RD);
+	int slot = dpmu_uset_find(s, blk);
+	uint64_t pf = 0;
+	if (c->l1d.prefetch == DPMU_PREFETCH_STRIDE)
+		stride_train(&c->l1d, pc, blk, &pf);
+	if (slot >= 0) {
+		dpmu_uset_touch(s, slot);
+		if (write && s->state[slot] != DPMU_LINE_M) {
+			if (s->state[slot] == DPMU_LINE_S) {
+				/* Shared: the L2 must get ownership first. */
+				int s2 = dpmu_uset_find(&c->l2.set, blk);
+				if (s2 >= 0 && c->l2.set.state[s2] == DPMU_LINE_S) {
+					uint8_t ns;
+					dsu_request(u, c, blk, REQ_CLAIM, &ns);
+				}
+				if (s2 >= 0)
+					c->l2.set.state[s2] = DPMU_LINE_M;
+			}
+			s->state[slot] = DPMU_LINE_M;
+		}
+		if (pf)
+			l1d_prefetch(u, c, pc, pf);
+		return c->l1d.latency;
+	}
+	uint8_t st;
+	uint32_t lat;
+	if (write && full_line) {
+		/* A store of a whole line (DC ZVA, STP pairs of a line): the L1
+		 * allocates without reading the old data. */
+		EV(c, L1D_CACHE_ALLOCATE);
+		lat = l2_access(u, c, pc, blk, REQ_CLAIM, &st);
+	} else {
+		EV(c, L1D_CACHE_REFILL);
+		if (write)
+			EV(c, L1D_CACHE_REFILL_WR);
+		else
+			EV(c, L1D_CACHE_REFILL_RD);
+		uint64_t l3_before = c->pend[DPMU_UEV_L3D_CACHE_REFILL];
+		lat = l2_access(u, c, pc, blk, write ? REQ_RFO : REQ_READ, &st);
+		/* From outside the cluster, or from within it. */
+		if (c->pend[DPMU_UEV_L3D_CACHE_REFILL] != l3_before)
+			EV(c, L1D_CACHE_REFILL_OUTER);
+		else
+			EV(c, L1D_CACHE_REFILL_INNER);
+	}
+	l1d_fill(c, blk, l1_state(st, write));
+	if (c->l1d.prefetch == DPMU_PREFETCH_NEXT_LINE)
+		pf = blk + 1;
+	if (pf)
+		l1d_prefetch(u, c, pc, pf);
+	return lat > c->l1d.latency ? lat : c->l1d.latency;
+}
+
+/* ---- TLBs ------------------------------------------------------------------ */
+
+static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
+{
+	int v = dpmu_uset_victim(t, vpn);
+	t->tag[v] = vpn;
+	t->state[v] = 1;
+	dpmu_uset_touch(t, v);
+}
+
+uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write)
+{
+	(void)u;
+	uint64_t vpn = addr >> c->page_shift;
+	EV(c, L1D_TLB);
+	if (write)
+		EV(c, L1D_TLB_WR);
+	else
+		EV(c, L1D_TLB_RD);
+	/* The page of the previous access is the most recently used entry:
+	 * looking it up again changes nothing. */
+	if (vpn + 1 == c->last_dvpn)
+		return 0;
+	c->last_dvpn = vpn + 1;
+	int s = dpmu_uset_find(&c->dtlb, vpn);
+	if (s >= 0) {
+		dpmu_uset_touch(&c->dtlb, s);
+		return 0;
+	}
+	EV(c, L1D_TLB_REFILL);
+	if (write)
+		EV(c, L1D_TLB_REFILL_WR);
+	else
+		EV(c, L1D_TLB_REFILL_RD);
+	EV(c, L2D_TLB);
+	if (write)
+		EV(c, L2D_TLB_WR);
+	else
+		EV(c, L2D_TLB_RD);
+	uint32_t extra = c->type->l2tlb.latency;
+	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
+	if (s2 >= 0) {
+		dpmu_uset_touch(&c->l2tlb, s2);
+	} else {
+		EV(c, L2D_TLB_REFILL);
+		if (write)
+			EV(c, L2D_TLB_REFILL_WR);
+		else
+			EV(c, L2D_TLB_REFILL_RD);
+		EV(c, DTLB_WALK);
+		extra += c->type->walk_latency;
+		tlb_fill(&c->l2tlb, vpn);
+	}
+	tlb_fill(&c->dtlb, vpn);
+	return extra;
+}
+
+static uint32_t itlb(struct dpmu_ucore *c, uint64_t pc)
+{
+	uint64_t vpn = pc >> c->page_shift;
+	EV(c, L1I_TLB);
+	int s = dpmu_uset_find(&c->itlb, vpn);
+	if (s >= 0) {
+		dpmu_uset_touch(&c->itlb, s);
+		return 0;
+	}
+	EV(c, L1I_TLB_REFILL);
+	EV(c, L2I_TLB);
+	uint32_t extra = c->type->l2tlb.latency;
+	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
+	if (s2 >= 0) {
+		dpmu_uset_touch(&c->l2tlb, s2);
+	} else {
+		EV(c, L2I_TLB_REFILL);
+		EV(c, ITLB_WALK);
+		extra += c->type->walk_latency;
+		tlb_fill(&c->l2tlb, vpn);
+	}
+	tlb_fill(&c->itlb, vpn);
+	return extra;
+}
+
+static void l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk)
+{
+	uint8_t st;
+	l2_access(u, c, pc, blk, REQ_IFETCH, &st);
+	struct dpmu_uset *s = &c->l1i.set;
+	int v = dpmu_uset_victim(s, blk); /* instruction lines are clean: dropped */
+	s->tag[v] = blk;
+	s->state[v] = DPMU_LINE_S;
+	dpmu_uset_touch(s, v);
+}
+
+uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
+{
+	uint32_t extra = itlb(c, pc);
+	struct dpmu_uset *s = &c->l1i.set;
+	uint64_t blk = pc >> s->shift;
+	EV(c, L1I_CACHE);
+	int slot = dpmu_uset_find(s, blk);
+	if (slot >= 0) {
+		dpmu_uset_touch(s, slot);
+		return extra;
+	}
+	EV(c, L1I_CACHE_REFILL);
+	uint8_t st;
+	uint32_t lat = l2_access(u, c, pc, blk, REQ_IFETCH, &st);
+	int v = dpmu_uset_victim(s, blk);
+	s->tag[v] = blk;
+	s->state[v] = DPMU_LINE_S;
+	dpmu_uset_touch(s, v);
+	if (c->l1i.prefetch != DPMU_PREFETCH_NONE && dpmu_uset_find(s, blk + 1) < 0) {
+		EV(c, L1I_CACHE_REFILL);
+		l1i_fill(u, c, pc, blk + 1);
+	}
+	/* The L1I hit latency is pipelined; only what is beyond it stalls. */
+	return extra + (lat > c->l1i.latency ? lat - c->l1i.latency : 0);
+}

@@ -1,0 +1,592 @@
+/*
+ * The engine: builds the per-core and per-cluster structures from the
+ * profile, runs retired instructions through them, keeps simulated time
+ * and hands the counts to the model in batches.
+ *
+ * Timing (docs/events.md, "Timing"): an instruction costs the core's base
+ * CPI (never less than 1 / issue width) in cycles in which operations issue;
+ * on top of that come stall cycles in which nothing issues: front-end stalls
+ * (I-side refills beyond the L1I hit latency, ITLB misses, mispredicts) and
+ * back-end stalls (load latency beyond the L1D hit latency and D-side TLB
+ * misses, divided by the memory-level parallelism). So STALL_FRONTEND +
+ * STALL_BACKEND <= CPU_CYCLES always holds.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "uarch/uarch_internal.h"
+
+#define EV(c, name) ((c)->pend[DPMU_UEV_##name]++)
+
+__extension__ typedef unsigned __int128 dpmu_u128;
+
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
+{
+	return d ? (uint64_t)((dpmu_u128)a * b / d) : 0;
+}
+
+static int cache_init(struct dpmu_ucache *ch, const char *who, const char *level,
+		      const struct dpmu_cache_params *p, uint64_t seed, struct dpmu_err *err)
+{
+	char what[256];
+	snprintf(what, sizeof what, "%s %s", who, level);
+	memset(ch, 0, sizeof *ch);
+	int rc = dpmu_uset_init(&ch->set, what, p->size, p->ways, p->line, p->replacement, seed,
+				err);
+	if (rc)
+		return rc;
+	if (p->prefetch != DPMU_PREFETCH_NONE && p->prefetch != DPMU_PREFETCH_NEXT_LINE &&
+	    p->prefetch != DPMU_PREFETCH_STRIDE)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: prefetcher %d unknown", what,
+				    (int)p->prefetch);
+	ch->latency = p->latency;
+	ch->prefetch = p->prefetch;
+	if (p->prefetch == DPMU_PREFETCH_STRIDE) {
+		ch->pf = calloc(DPMU_PF_ENTRIES, sizeof *ch->pf);
+		if (!ch->pf)
+			return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory", what);
+	}
+	return 0;
+}
+
+static void cache_free(struct dpmu_ucache *ch)
+{
+	dpmu_uset_free(&ch->set);
+	free(ch->pf);
+	ch->pf = NULL;
+}
+
+static int tlb_init(struct dpmu_uset *t, const char *who, const char *level,
+		    const struct dpmu_tlb_params *p, uint32_t page, uint64_t seed,
+		    struct dpmu_err *err)
+{
+	char what[256];
+	snprintf(what, sizeof what, "%s %s", who, level);
+	if (p->entries == 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: 0 entries (at least 1)", what);
+	uint32_t ways = p->ways ? p->ways : p->entries;
+	if (ways > 64 && ways == p->entries)
+		ways = 64; /* a large fully-associative TLB: 64-way is as good */
+	return dpmu_uset_init(t, what, (uint64_t)p->entries * page, ways, page, DPMU_REPL_LRU,
+			      seed, err);
+}
+
+static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, unsigned cl,
+		     const struct dpmu_core_type *t, const struct dpmu_cluster_params *cp,
+		     struct dpmu_err *err)
+{
+	char who[192];
+	snprintf(who, sizeof who, "profile '%s' cpu%u (%s)", u->profile.name, id, t->name);
+	memset(c, 0, sizeof *c);
+	c->id = id;
+	c->cluster = cl;
+	c->type = t;
+	c->last_fetch_blk = UINT64_MAX;
+	if (t->freq_hz == 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: core frequency is 0", who);
+	if (t->pipeline.issue_width == 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: pipeline issue width is 0", who);
+	if (t->l1i.line != cp->l3.line || t->l1d.line != cp->l3.line || t->l2.line != cp->l3.line)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "%s: line sizes L1I %u, L1D %u, L2 %u, L3 %u differ (the engine "
+				    "models one line size per cluster)",
+				    who, t->l1i.line, t->l1d.line, t->l2.line, cp->l3.line);
+	if (t->page_size < 1024 || (t->page_size & (t->page_size - 1)))
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: page size %u (a power of two, >= 1024)",
+				    who, t->page_size);
+	uint64_t seed = (uint64_t)id << 8;
+	int rc;
+	if ((rc = cache_init(&c->l1i, who, "l1i", &t->l1i, seed + 1, err)) ||
+	    (rc = cache_init(&c->l1d, who, "l1d", &t->l1d, seed + 2, err)) ||
+	    (rc = cache_init(&c->l2, who, "l2", &t->l2, seed + 3, err)) ||
+	    (rc = tlb_init(&c->itlb, who, "l1i TLB", &t->l1itlb, t->page_size, seed + 4, err)) ||
+	    (rc = tlb_init(&c->dtlb, who, "l1d TLB", &t->l1dtlb, t->page_size, seed + 5, err)) ||
+	    (rc = tlb_init(&c->l2tlb, who, "l2 TLB", &t->l2tlb, t->page_size, seed + 6, err)))
+		return rc;
+	if ((rc = dpmu_bpred_init(&c->bp, &t->bp, err)) != 0) {
+		char msg[DPMU_ERRMSG_MAX];
+		snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+		return dpmu_err_set(err, rc, "%s: %s", who, msg);
+	}
+	c->page_shift = (uint32_t)__builtin_ctz(t->page_size);
+	uint32_t w = t->pipeline.issue_width;
+	uint32_t floor_cpi = (1000 + w - 1) / w;
+	c->cpi_milli = t->pipeline.base_cpi_milli > floor_cpi ? t->pipeline.base_cpi_milli
+							      : floor_cpi;
+	c->mem_latency = u->profile.bus_latency +
+			 (uint32_t)muldiv(u->profile.dram_latency, t->freq_hz, 1000000000ull);
+	uint32_t bw = u->bus_width ? u->bus_width : t->l1d.line;
+	c->beats = (t->l1d.line + bw - 1) / bw;
+	return 0;
+}
+
+static void core_free(struct dpmu_ucore *c)
+{
+	cache_free(&c->l1i);
+	cache_free(&c->l1d);
+	cache_free(&c->l2);
+	dpmu_uset_free(&c->itlb);
+	dpmu_uset_free(&c->dtlb);
+	dpmu_uset_free(&c->l2tlb);
+	dpmu_bpred_free(&c->bp);
+}
+
+/* Snoop-filter geometry (the profile gives only its entry count): 16-way
+ * where the count allows, fewer ways otherwise. */
+static uint32_t sf_ways(uint32_t entries)
+{
+	for (uint32_t w = 16; w > 1; w >>= 1)
+		if (entries % w == 0)
+			return w;
+	return 1;
+}
+
+static int cluster_init(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned id,
+			unsigned first, const struct dpmu_cluster_params *cp, struct dpmu_err *err)
+{
+	char who[192];
+	snprintf(who, sizeof who, "profile '%s' cluster%u", u->profile.name, id);
+	memset(cl, 0, sizeof *cl);
+	cl->id = id;
+	cl->first_core = first;
+	cl->ncores = cp->ncores;
+	cl->params = cp;
+	cl->snoop_latency = cp->snoop_latency;
+	if (cp->freq_hz == 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: DSU frequency is 0", who);
+	if (cp->numbering != DPMU_DSU_CLASSIC && cp->numbering != DPMU_DSU_120)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: DSU event numbering %d unknown", who,
+				    (int)cp->numbering);
+	int rc = cache_init(&cl->l3, who, "l3", &cp->l3, 0x1000u + id, err);
+	if (rc)
+		return rc;
+	if (cp->l3.prefetch == DPMU_PREFETCH_STRIDE)
+		cl->l3.prefetch = DPMU_PREFETCH_NEXT_LINE; /* no PC at the DSU */
+	if (cp->snoop_filter_entries) {
+		char what[256];
+		snprintf(what, sizeof what, "%s snoop filter", who);
+		uint32_t e = cp->snoop_filter_entries;
+		rc = dpmu_uset_init(&cl->sf, what, (uint64_t)e * cp->l3.line, sf_ways(e),
+				    cp->l3.line, DPMU_REPL_LRU, 0x2000u + id, err);
+		if (rc)
+			return rc;
+		cl->sf_mask = calloc(e, sizeof *cl->sf_mask);
+		if (!cl->sf_mask)
+			return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory", what);
+	}
+	dpmu_cev_codes(cp, cl->codes);
+	return 0;
+}
+
+static void cluster_free(struct dpmu_ucluster *cl)
+{
+	cache_free(&cl->l3);
+	dpmu_uset_free(&cl->sf);
+	free(cl->sf_mask);
+	cl->sf_mask = NULL;
+}
+
+int dpmu_uarch_create(struct dpmu_model *model, const struct dpmu_profile *profile,
+		      struct dpmu_uarch **out, struct dpmu_err *err)
+{
+	if (!out)
+		return dpmu_err_set(err, DPMU_EINVAL, "dpmu_uarch_create: out is NULL");
+	*out = NULL;
+	if (!model || !profile)
+		return dpmu_err_set(err, DPMU_EINVAL, "dpmu_uarch_create: %s is NULL",
+				    model ? "profile" : "model");
+	if (profile->nclusters == 0 || profile->nclusters > DPMU_MAX_CLUSTERS)
+		return dpmu_err_set(err, DPMU_EINVAL, "profile '%s': %u clusters (1 to %d)",
+				    profile->name, profile->nclusters, DPMU_MAX_CLUSTERS);
+	struct dpmu_uarch *u = calloc(1, sizeof *u);
+	if (!u)
+		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory creating the engine");
+	u->model = model;
+	u->profile = *profile;
+	u->batch = DPMU_UARCH_BATCH_DEFAULT;
+	u->bus_width = profile->bus_width;
+	/* Bytes one bandwidth epoch can carry. */
+	u->dram_epoch_cap = muldiv(profile->dram_bandwidth, DPMU_DRAM_EPOCH_PS, 1000000000000ull);
+	if (profile->dram_bandwidth && !u->dram_epoch_cap)
+		u->dram_epoch_cap = 1;
+	const struct dpmu_profile *p = &u->profile;
+	int rc = 0;
+	unsigned core = 0;
+	for (unsigned ci = 0; ci < p->nclusters && !rc; ci++) {
+		const struct dpmu_cluster_params *cp = &p->clusters[ci];
+		if (cp->ncores == 0 || cp->ncores > DPMU_MAX_CORES_PER_CLUSTER) {
+			rc = dpmu_err_set(err, DPMU_EINVAL,
+					  "profile '%s': cluster %u has %u cores (1 to %d)", p->name,
+					  ci, cp->ncores, DPMU_MAX_CORES_PER_CLUSTER);
+			break;
+		}
+		u->nclusters = ci + 1;
+		rc = cluster_init(u, &u->clusters[ci], ci, core, cp, err);
+		for (unsigned k = 0; k < cp->ncores && !rc; k++, core++) {
+			unsigned t = cp->core_type[k];
+			if (t >= p->n_core_types) {
+				rc = dpmu_err_set(err, DPMU_EINVAL,
+						  "profile '%s': cluster %u core %u has core type %u of %u",
+						  p->name, ci, k, t, p->n_core_types);
+				break;
+			}
+			u->ncores = core + 1;
+			rc = core_init(u, &u->cores[core], core, ci, &p->core_types[t], cp, err);
+		}
+	}
+	if (!rc && core != dpmu_model_ncores(model))
+		rc = dpmu_err_set(err, DPMU_EINVAL,
+				  "profile '%s' has %u cores but the model has %u: create both "
+				  "from the same profile",
+				  p->name, core, dpmu_model_ncores(model));
+	if (rc) {
+		dpmu_uarch_destroy(u);
+		return rc;
+	}
+	dpmu_err_clear(&u->err);
+	*out = u;
+	return 0;
+}
+
+void dpmu_uarch_destroy(struct dpmu_uarch *u)
+{
+	if (!u)
+		return;
+	for (unsigned i = 0; i < u->ncores; i++)
+		core_free(&u->cores[i]);
+	for (unsigned i = 0; i < u->nclusters; i++)
+		cluster_free(&u->clusters[i]);
+	free(u);
+}
+
+int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *err)
+{
+	if (insns == 0 || insns > DPMU_UARCH_BATCH_MAX)
+		return dpmu_err_set(err, DPMU_ERANGE, "batch of %u instructions (1 to %u)", insns,
+				    DPMU_UARCH_BATCH_MAX);
+	dpmu_uarch_flush(u);
+	u->batch = insns;
+	return 0;
+}
+
+void dpmu_uarch_set_observer(struct dpmu_uarch *u, dpmu_uarch_observer_fn fn, void *ctx)
+{
+	u->observer = fn;
+	u->observer_ctx = ctx;
+}
+
+const char *dpmu_uarch_errmsg(const struct dpmu_uarch *u)
+{
+	return u ? dpmu_errmsg(&u->err) : "no engine";
+}
+
+/* ---- delivery ---------------------------------------------------------------- */
+
+/* DSU clock cycles that have passed for a core: its time at the DSU clock. */
+static uint64_t core_dsu_cycles(const struct dpmu_uarch *u, const struct dpmu_ucore *c)
+{
+	return muldiv(c->cycles, u->clusters[c->cluster].params->freq_hz, c->type->freq_hz);
+}
+
+static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
+{
+	for (unsigned e = 0; e < DPMU_CEV_COUNT; e++) {
+		uint64_t n = cl->pend[e];
+		if (!n)
+			continue;
+		cl->pend[e] = 0;
+		uint16_t code = cl->codes[e];
+		if (code == DPMU_UEV_NONE)
+			continue;
+		dpmu_model_cluster_event(u->model, cl->id, code, n);
+		if (u->observer)
+			u->observer(u->observer_ctx, true, cl->id, code, n);
+	}
+	/* The DSU clock runs with simulated time: the cluster's time is the
+	 * furthest any of its cores has got. */
+	uint64_t t = cl->dsu_delivered;
+	for (unsigned k = 0; k < cl->ncores; k++) {
+		uint64_t d = core_dsu_cycles(u, &u->cores[cl->first_core + k]);
+		if (d > t)
+			t = d;
+	}
+	uint64_t k = t - cl->dsu_delivered;
+	if (!k)
+		return;
+	cl->dsu_delivered = t;
+	dpmu_model_cluster_cycles(u->model, cl->id, k);
+	if (u->observer)
+		u->observer(u->observer_ctx, true, cl->id, DPMU_EV_CPU_CYCLES, k);
+	uint16_t bc = cl->codes[DPMU_CEV_BUS_CYCLES];
+	if (bc != DPMU_UEV_NONE) {
+		dpmu_model_cluster_event(u->model, cl->id, bc, k);
+		if (u->observer)
+			u->observer(u->observer_ctx, true, cl->id, bc, k);
+	}
+}
+
+static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
+{
+	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++) {
+		uint64_t n = c->pend[e];
+		if (!n)
+			continue;
+		c->pend[e] = 0;
+		uint16_t code = dpmu_uev_code((enum dpmu_uev)e);
+		dpmu_model_core_event(u->model, c->id, code, n);
+		if (u->observer)
+			u->observer(u->observer_ctx, false, c->id, code, n);
+	}
+	uint64_t k = c->cycles - c->cycles_delivered;
+	if (k) {
+		c->cycles_delivered = c->cycles;
+		dpmu_model_core_cycles(u->model, c->id, k);
+		if (u->observer)
+			u->observer(u->observer_ctx, false, c->id, DPMU_EV_CPU_CYCLES, k);
+	}
+	/* BUS_CYCLES: the core's bus to the DSU runs at the DSU clock. */
+	uint64_t bus = core_dsu_cycles(u, c);
+	if (bus > c->bus_delivered) {
+		uint64_t b = bus - c->bus_delivered;
+		c->bus_delivered = bus;
+		dpmu_model_core_event(u->model, c->id, 0x1D, b);
+		if (u->observer)
+			u->observer(u->observer_ctx, false, c->id, 0x1D, b);
+	}
+	c->since_flush = 0;
+}
+
+void dpmu_uarch_flush_core(struct dpmu_uarch *u, unsigned core)
+{
+	if (!u || core >= u->ncores)
+		return;
+	deliver_core(u, &u->cores[core]);
+	deliver_cluster(u, &u->clusters[u->cores[core].cluster]);
+}
+
+void dpmu_uarch_flush(struct dpmu_uarch *u)
+{
+	if (!u)
+		return;
+	for (unsigned i = 0; i < u->ncores; i++)
+		deliver_core(u, &u->cores[i]);
+	for (unsigned i = 0; i < u->nclusters; i++)
+		deliver_cluster(u, &u->clusters[i]);
+}
+
+/* ---- the retire loop ---------------------------------------------------------- */
+
+/* Class flags that make an instruction something other than integer DP. */
+#define NON_DP_FLAGS                                                                   \
+	(DPMU_IC_ASE | DPMU_IC_VFP | DPMU_IC_CRYPTO | DPMU_IC_ISB | DPMU_IC_DSB |       \
+	 DPMU_IC_DMB | DPMU_IC_SVC | DPMU_IC_ERET | DPMU_IC_LDREX | DPMU_IC_STREX)
+
+static void class_events(struct dpmu_ucore *c, const struct dpmu_insn *in)
+{
+	uint32_t f = in->flags;
+	if (!f)
+		return;
+	if (f & DPMU_IC_ASE)
+		EV(c, ASE_SPEC);
+	if (f & DPMU_IC_VFP)
+		EV(c, VFP_SPEC);
+	if (f & DPMU_IC_CRYPTO)
+		EV(c, CRYPTO_SPEC);
+	if (f & DPMU_IC_ISB)
+		EV(c, ISB_SPEC);
+	if (f & DPMU_IC_DSB)
+		EV(c, DSB_SPEC);
+	if (f & DPMU_IC_DMB)
+		EV(c, DMB_SPEC);
+	if (f & DPMU_IC_LDREX)
+		EV(c, LDREX_SPEC);
+	if (f & DPMU_IC_STREX) {
+		EV(c, STREX_SPEC);
+		if (f & DPMU_IC_STREX_FAIL)
+			EV(c, STREX_FAIL_SPEC);
+		else
+			EV(c, STREX_PASS_SPEC);
+	}
+	if (f & DPMU_IC_SVC) {
+		EV(c, EXC_TAKEN);
+		EV(c, EXC_SVC);
+	}
+	if (f & DPMU_IC_ERET) {
+		EV(c, EXC_RETURN);
+		if (in->kind != DPMU_INSN_BRANCH) {
+			/* An exception return writes the PC (Arm ARM D17,
+			 * PC_WRITE_RETIRED). */
+			EV(c, PC_WRITE_RETIRED);
+			EV(c, PC_WRITE_SPEC);
+		}
+	}
+}
+
+/* A load or store: TLB and cache for each line it touches. Returns the
+ * cycles it waits beyond an L1D hit (loads only stall; docs/events.md). */
+static uint32_t mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+		       bool write)
+{
+	uint64_t size = in->size ? in->size : 1;
+	uint64_t a = in->addr;
+	if (write) {
+		EV(c, ST_SPEC);
+		EV(c, ST_RETIRED);
+		EV(c, MEM_ACCESS_WR);
+	} else {
+		EV(c, LD_SPEC);
+		EV(c, LD_RETIRED);
+		EV(c, MEM_ACCESS_RD);
+	}
+	EV(c, LDST_SPEC);
+	EV(c, MEM_ACCESS);
+	/* Unaligned: not a multiple of its (power-of-two) size. */
+	if (!(size & (size - 1)) && (a & (size - 1))) {
+		if (write)
+			EV(c, UNALIGNED_ST_SPEC);
+		else
+			EV(c, UNALIGNED_LD_SPEC);
+		EV(c, UNALIGNED_LDST_SPEC);
+		EV(c, UNALIGNED_LDST_RETIRED);
+	}
+	uint32_t shift = c->l1d.set.shift;
+	uint64_t line = 1ull << shift;
+	uint64_t end = a + size - 1;
+	if (end < a)
+		end = UINT64_MAX; /* wraps the address space: clip */
+	uint32_t worst = 0;
+	uint64_t last_page = UINT64_MAX;
+	for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {
+		uint64_t base = blk << shift;
+		uint64_t lo = base > a ? base : a;
+		uint32_t lat = 0;
+		if (lo >> c->page_shift != last_page) {
+			last_page = lo >> c->page_shift;
+			lat = dpmu_mem_dtlb(u, c, lo, write);
+		}
+		bool full = write && base >= a && end - base >= line - 1;
+		lat += dpmu_mem_data(u, c, in->pc, lo, write, full);
+		if (lat > worst)
+			worst = lat;
+		if (blk == UINT64_MAX >> shift)
+			break;
+	}
+	if (write)
+		return 0; /* the store buffer hides store latency */
+	return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
+}
+
+static inline bool branch_direct(const struct dpmu_insn *in)
+{
+	return in->br_kind == DPMU_BR_COND || in->br_kind == DPMU_BR_UNCOND ||
+	       (in->br_kind == DPMU_BR_CALL && (!in->flags || (in->flags & DPMU_IC_IMMED)));
+}
+
+static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
+{
+	EV(c, BR_RETIRED);
+	EV(c, BR_PRED);
+	bool taken = in->br_kind != DPMU_BR_COND || in->taken;
+	if (branch_direct(in)) {
+		EV(c, BR_IMMED_RETIRED);
+		EV(c, BR_IMMED_SPEC);
+	} else {
+		EV(c, BR_INDIRECT_SPEC);
+	}
+	if (in->br_kind == DPMU_BR_RET) {
+		EV(c, BR_RETURN_RETIRED);
+		EV(c, BR_RETURN_SPEC);
+	}
+	if (taken) {
+		EV(c, PC_WRITE_RETIRED);
+		EV(c, PC_WRITE_SPEC);
+	}
+	if (!dpmu_bpred_branch(&c->bp, in))
+		return 0;
+	EV(c, BR_MIS_PRED);
+	EV(c, BR_MIS_PRED_RETIRED);
+	return c->type->pipeline.mispredict_penalty;
+}
+
+void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
+		       size_t n)
+{
+	if (!u)
+		return;
+	if (core >= u->ncores) {
+		dpmu_err_set(&u->err, DPMU_EINVAL,
+			     "retire on cpu%u: the profile has cpu0-cpu%u; %zu instructions dropped",
+			     core, u->ncores - 1, n);
+		return;
+	}
+	if (!insns && n) {
+		dpmu_err_set(&u->err, DPMU_EINVAL, "retire on cpu%u: NULL instructions", core);
+		return;
+	}
+	struct dpmu_ucore *c = &u->cores[core];
+	const uint32_t mlp = c->type->pipeline.mlp ? c->type->pipeline.mlp : 1;
+	const uint32_t ishift = c->l1i.set.shift;
+	for (size_t i = 0; i < n; i++) {
+		const struct dpmu_insn *in = &insns[i];
+		uint64_t fe = 0, be = 0;
+
+		uint64_t fblk = in->pc >> ishift;
+		if (fblk != c->last_fetch_blk) {
+			c->last_fetch_blk = fblk;
+			fe += dpmu_mem_fetch(u, c, in->pc);
+		}
+		EV(c, INST_RETIRED);
+		EV(c, INST_SPEC);
+		c->work_milli += c->cpi_milli;
+
+		switch (in->kind) {
+		case DPMU_INSN_LOAD:
+			be = mem_op(u, c, in, false);
+			break;
+		case DPMU_INSN_STORE:
+			mem_op(u, c, in, true);
+			break;
+		case DPMU_INSN_BRANCH:
+			fe += branch_op(c, in);
+			break;
+		default:
+			if ((in->flags & DPMU_IC_DP) || !(in->flags & NON_DP_FLAGS))
+				EV(c, DP_SPEC);
+			break;
+		}
+		class_events(c, in);
+
+		if (fe) {
+			c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
+			c->stall_cycles += fe;
+		}
+		if (be) {
+			/* Misses overlap up to the memory-level parallelism. */
+			c->stall_rem += be;
+			uint64_t q = c->stall_rem / mlp;
+			c->stall_rem -= q * mlp;
+			c->pend[DPMU_UEV_STALL_BACKEND] += q;
+			c->stall_cycles += q;
+		}
+		c->cycles = c->work_milli / 1000 + c->stall_cycles;
+		if (++c->since_flush >= u->batch)
+			dpmu_uarch_flush_core(u, core);
+	}
+}
+
+uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)
+{
+	return u && core < u->ncores ? u->cores[core].cycles : 0;
+}
+
+uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u)
+{
+	uint64_t t = 0;
+	for (unsigned i = 0; u && i < u->ncores; i++) {
+		const struct dpmu_ucore *c = &u->cores[i];
+		uint64_t ns = muldiv(c->cycles, 1000000000ull, c->type->freq_hz);
+		if (ns > t)
+			t = ns;
+	}
+	return t;
+}

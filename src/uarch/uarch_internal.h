@@ -1,0 +1,264 @@
+/*
+ * State of the microarchitectural engine, shared by the files of src/uarch.
+ *
+ *   events.c   the happenings the engine counts and their event numbers
+ *              (core PMU; DSU classic and DSU-120 numberings)
+ *   cache.c    a set-associative array: lookup, fill, victim choice
+ *              (lru | plru | random); also used for TLBs and the snoop filter
+ *   bpred.c    branch direction (bimodal | gshare), BTB, return stack
+ *   mem.c      the hierarchy: L1I/L1D/L2 per core, L3 + snoop filter per
+ *              cluster, MESI coherence, bus and DRAM
+ *   uarch.c    create/destroy, the retire loop, timing, batched delivery
+ */
+#ifndef DPMU_UARCH_INTERNAL_H
+#define DPMU_UARCH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dynpmu/uarch.h"
+
+/* ---- happenings (events.c) ------------------------------------------------ */
+
+/* Core-PMU events the engine derives: X(NAME, code). The code is the
+ * architected / Cortex-A75/A55 number (reference section 5, Arm ARM D17). */
+#define DPMU_UEV_LIST(X)                                                        \
+	X(L1I_CACHE_REFILL, 0x01) X(L1I_TLB_REFILL, 0x02)                        \
+	X(L1D_CACHE_REFILL, 0x03) X(L1D_CACHE, 0x04) X(L1D_TLB_REFILL, 0x05)     \
+	X(LD_RETIRED, 0x06) X(ST_RETIRED, 0x07) X(INST_RETIRED, 0x08)            \
+	X(EXC_TAKEN, 0x09) X(EXC_RETURN, 0x0A) X(PC_WRITE_RETIRED, 0x0C)         \
+	X(BR_IMMED_RETIRED, 0x0D) X(BR_RETURN_RETIRED, 0x0E)                     \
+	X(UNALIGNED_LDST_RETIRED, 0x0F) X(BR_MIS_PRED, 0x10) X(BR_PRED, 0x12)    \
+	X(MEM_ACCESS, 0x13) X(L1I_CACHE, 0x14) X(L1D_CACHE_WB, 0x15)             \
+	X(L2D_CACHE, 0x16) X(L2D_CACHE_REFILL, 0x17) X(L2D_CACHE_WB, 0x18)       \
+	X(BUS_ACCESS, 0x19) X(INST_SPEC, 0x1B) X(L1D_CACHE_ALLOCATE, 0x1F)       \
+	X(L2D_CACHE_ALLOCATE, 0x20) X(BR_RETIRED, 0x21)                          \
+	X(BR_MIS_PRED_RETIRED, 0x22) X(STALL_FRONTEND, 0x23)                     \
+	X(STALL_BACKEND, 0x24) X(L1D_TLB, 0x25) X(L1I_TLB, 0x26)                 \
+	X(L3D_CACHE_ALLOCATE, 0x29) X(L3D_CACHE_REFILL, 0x2A) X(L3D_CACHE, 0x2B) \
+	X(L2D_TLB_REFILL, 0x2D) X(L2I_TLB_REFILL, 0x2E) X(L2D_TLB, 0x2F) X(L2I_TLB, 0x30)                \
+	X(DTLB_WALK, 0x34) X(ITLB_WALK, 0x35) X(LL_CACHE_RD, 0x36)               \
+	X(LL_CACHE_MISS_RD, 0x37)                                                \
+	X(L1D_CACHE_RD, 0x40) X(L1D_CACHE_WR, 0x41)                              \
+	X(L1D_CACHE_REFILL_RD, 0x42) X(L1D_CACHE_REFILL_WR, 0x43)                \
+	X(L1D_CACHE_REFILL_INNER, 0x44) X(L1D_CACHE_REFILL_OUTER, 0x45)          \
+	X(L1D_CACHE_WB_VICTIM, 0x46) X(L1D_CACHE_WB_CLEAN, 0x47)                 \
+	X(L1D_CACHE_INVAL, 0x48)                                                 \
+	X(L1D_TLB_REFILL_RD, 0x4C) X(L1D_TLB_REFILL_WR, 0x4D)                    \
+	X(L1D_TLB_RD, 0x4E) X(L1D_TLB_WR, 0x4F)                                  \
+	X(L2D_CACHE_RD, 0x50) X(L2D_CACHE_WR, 0x51)                              \
+	X(L2D_CACHE_REFILL_RD, 0x52) X(L2D_CACHE_REFILL_WR, 0x53)                \
+	X(L2D_CACHE_WB_VICTIM, 0x56) X(L2D_CACHE_WB_CLEAN, 0x57)                 \
+	X(L2D_CACHE_INVAL, 0x58)                                                 \
+	X(L2D_TLB_REFILL_RD, 0x5C) X(L2D_TLB_REFILL_WR, 0x5D)                    \
+	X(L2D_TLB_RD, 0x5E) X(L2D_TLB_WR, 0x5F)                                  \
+	X(BUS_ACCESS_RD, 0x60) X(BUS_ACCESS_WR, 0x61)                            \
+	X(MEM_ACCESS_RD, 0x66) X(MEM_ACCESS_WR, 0x67)                            \
+	X(UNALIGNED_LD_SPEC, 0x68) X(UNALIGNED_ST_SPEC, 0x69)                    \
+	X(UNALIGNED_LDST_SPEC, 0x6A) X(LDREX_SPEC, 0x6C)                         \
+	X(STREX_PASS_SPEC, 0x6D) X(STREX_FAIL_SPEC, 0x6E) X(STREX_SPEC, 0x6F)    \
+	X(LD_SPEC, 0x70) X(ST_SPEC, 0x71) X(LDST_SPEC, 0x72) X(DP_SPEC, 0x73)    \
+	X(ASE_SPEC, 0x74) X(VFP_SPEC, 0x75) X(PC_WRITE_SPEC, 0x76)               \
+	X(CRYPTO_SPEC, 0x77) X(BR_IMMED_SPEC, 0x78) X(BR_RETURN_SPEC, 0x79)      \
+	X(BR_INDIRECT_SPEC, 0x7A) X(ISB_SPEC, 0x7C) X(DSB_SPEC, 0x7D)            \
+	X(DMB_SPEC, 0x7E) X(EXC_SVC, 0x82)                                       \
+	X(L3D_CACHE_RD, 0xA0) X(L3D_CACHE_REFILL_RD, 0xA2)
+
+#define DPMU_UEV_ENUM(name, code) DPMU_UEV_##name,
+enum dpmu_uev { DPMU_UEV_LIST(DPMU_UEV_ENUM) DPMU_UEV_COUNT };
+#undef DPMU_UEV_ENUM
+
+/* Cluster-PMU happenings, numbered per DSU numbering in events.c. */
+enum dpmu_cev {
+	DPMU_CEV_L3_ACCESS,        /* every request from a core's L2 to the L3 */
+	DPMU_CEV_L3_ACCESS_RD,
+	DPMU_CEV_L3_ACCESS_WR,
+	DPMU_CEV_L3_HIT,           /* lookups that found the line */
+	DPMU_CEV_L3_MISS,          /* lookups that did not */
+	DPMU_CEV_L3_MISS_RD,
+	DPMU_CEV_L3_MISS_WR,
+	DPMU_CEV_L3_REFILL,        /* lines fetched from beyond the cluster */
+	DPMU_CEV_L3_REFILL_RD,
+	DPMU_CEV_L3_REFILL_WR,
+	DPMU_CEV_L3_ALLOCATE,      /* allocation without refill (L2 write-back) */
+	DPMU_CEV_L3_WB,            /* L3 victim written back to memory */
+	DPMU_CEV_L3_EVICT,         /* L3 victims, clean or dirty */
+	DPMU_CEV_BUS_ACCESS,       /* beats on the DSU master interface */
+	DPMU_CEV_BUS_ACCESS_RD,
+	DPMU_CEV_BUS_ACCESS_WR,
+	DPMU_CEV_MEM_READ,         /* line fills requested from memory */
+	DPMU_CEV_MEM_WRITE,        /* write-backs sent to memory */
+	DPMU_CEV_SF_ACCESS,        /* snoop-filter lookups */
+	DPMU_CEV_SF_HIT,           /* ... that found another core holding the line */
+	DPMU_CEV_SF_NO_SNOOP,      /* ... that needed no core to be snooped */
+	DPMU_CEV_SNOOP_REQ,        /* snoop requests sent to cores */
+	DPMU_CEV_SNOOP_DATA,       /* snoops that returned data (core to core) */
+	DPMU_CEV_SNOOP_INVAL,      /* snoops that invalidated a core's copy */
+	DPMU_CEV_SF_EVICT,         /* snoop-filter capacity back-invalidations */
+	DPMU_CEV_BUS_CYCLES,       /* DSU clock cycles (delivered with the clock) */
+	DPMU_CEV_COUNT
+};
+
+#define DPMU_UEV_NONE 0xffffu
+
+const char *dpmu_uev_name(enum dpmu_uev e);
+uint16_t dpmu_uev_code(enum dpmu_uev e);
+/* Code of a cluster happening in a numbering, resolved against the cluster's
+ * catalog when it is available; DPMU_UEV_NONE when the numbering has none. */
+void dpmu_cev_codes(const struct dpmu_cluster_params *cp, uint16_t codes[DPMU_CEV_COUNT]);
+/* The table row, for docs and tests. */
+const char *dpmu_cev_name(enum dpmu_cev e, enum dpmu_dsu_numbering num);
+
+/* ---- set-associative arrays (cache.c) -------------------------------------- */
+
+/* MESI line states (L1D, L2); L1I, TLB and snoop-filter entries use only
+ * INVALID and a non-zero "valid" value. */
+enum { DPMU_LINE_I = 0, DPMU_LINE_S = 1, DPMU_LINE_E = 2, DPMU_LINE_M = 3 };
+
+struct dpmu_uset {
+	uint32_t sets, ways;
+	uint32_t shift;            /* log2 of the block (line or page) size */
+	uint32_t set_mask;         /* sets - 1 when sets is a power of two */
+	bool pow2;
+	enum dpmu_replacement repl;
+	uint64_t *tag;             /* [sets * ways]: block number */
+	uint8_t *state;            /* [sets * ways] */
+	uint64_t *stamp;           /* [sets * ways]: LRU time / PLRU MRU bit */
+	uint64_t clock;
+	uint64_t rng;              /* xorshift64 state (random replacement) */
+};
+
+int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_t ways,
+		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err);
+void dpmu_uset_free(struct dpmu_uset *s);
+
+static inline uint32_t dpmu_uset_index(const struct dpmu_uset *s, uint64_t blk)
+{
+	return s->pow2 ? (uint32_t)(blk & s->set_mask) : (uint32_t)(blk % s->sets);
+}
+
+/* Slot of block `blk` (a block number, address >> shift), or -1. */
+static inline int dpmu_uset_find(const struct dpmu_uset *s, uint64_t blk)
+{
+	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
+	for (uint32_t w = 0; w < s->ways; w++)
+		if (s->tag[base + w] == blk && s->state[base + w])
+			return (int)(base + w);
+	return -1;
+}
+
+void dpmu_uset_touch(struct dpmu_uset *s, int slot);
+/* The slot a new block of this set goes to: an invalid way, else the
+ * victim the replacement policy picks. The caller evicts what is there. */
+int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk);
+
+/* ---- branch prediction (bpred.c) ----------------------------------------- */
+
+struct dpmu_bpred {
+	enum dpmu_bp_kind kind;
+	uint32_t pht_mask;
+	uint8_t *pht;              /* 2-bit counters */
+	uint32_t hist_mask;
+	uint32_t ghist;
+	uint32_t btb_mask;
+	uint64_t *btb_tag, *btb_target;
+	uint32_t ras_n, ras_top, ras_depth;
+	uint64_t *ras;
+};
+
+int dpmu_bpred_init(struct dpmu_bpred *b, const struct dpmu_bp_params *p, struct dpmu_err *err);
+void dpmu_bpred_free(struct dpmu_bpred *b);
+/* One retired branch; returns true when it was mispredicted (direction,
+ * target or return address), and trains the predictor. */
+bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in);
+
+/* ---- the hierarchy (mem.c) ------------------------------------------------ */
+
+/* Stride-prefetcher table (per cache that prefetches). */
+#define DPMU_PF_ENTRIES 64
+struct dpmu_pf_entry {
+	uint64_t pc, last;
+	int64_t stride;
+	uint8_t conf;
+};
+
+struct dpmu_ucache {
+	struct dpmu_uset set;
+	uint32_t latency;
+	enum dpmu_prefetch prefetch;
+	struct dpmu_pf_entry *pf;  /* stride table, or NULL */
+};
+
+struct dpmu_ucore {
+	unsigned id, cluster;
+	const struct dpmu_core_type *type;
+	struct dpmu_ucache l1i, l1d, l2;
+	struct dpmu_uset itlb, dtlb, l2tlb;
+	uint32_t page_shift;
+	struct dpmu_bpred bp;
+
+	/* timing */
+	uint32_t cpi_milli;        /* max(base CPI, 1 / issue width) */
+	uint64_t work_milli;       /* fractional work cycles */
+	uint64_t cycles;           /* core clock: work + stall cycles */
+	uint64_t stall_cycles;     /* frontend + backend stall cycles */
+	uint64_t stall_rem;        /* D-side miss cycles not yet divided by MLP */
+	uint64_t last_fetch_blk;   /* I-side: fetch line of the previous instruction */
+	uint32_t mem_latency;      /* L3 miss to data: bus + DRAM, core cycles */
+	uint32_t beats;            /* bus beats per line */
+	uint64_t last_dvpn;        /* page of the last data access + 1 (0: none) */
+
+	/* batched delivery */
+	uint64_t pend[DPMU_UEV_COUNT];
+	uint64_t cycles_delivered;
+	uint64_t bus_delivered;    /* BUS_CYCLES delivered (DSU clock) */
+	uint32_t since_flush;      /* instructions since the last delivery */
+};
+
+#define DPMU_DRAM_EPOCHS 256
+#define DPMU_DRAM_EPOCH_PS 1000000ull   /* 1 us bandwidth accounting epochs */
+
+struct dpmu_ucluster {
+	unsigned id, first_core, ncores;
+	const struct dpmu_cluster_params *params;
+	struct dpmu_ucache l3;
+	struct dpmu_uset sf;       /* snoop filter (sf.sets == 0: none, broadcast) */
+	uint32_t *sf_mask;         /* [sf entries]: cores of the cluster holding the line */
+	uint32_t snoop_latency;    /* core cycles */
+	uint16_t codes[DPMU_CEV_COUNT];
+	uint64_t pend[DPMU_CEV_COUNT];
+	uint64_t dsu_delivered;    /* DSU cycles delivered */
+};
+
+struct dpmu_uarch {
+	struct dpmu_model *model;
+	struct dpmu_profile profile;          /* private copy */
+	unsigned ncores, nclusters;
+	struct dpmu_ucore cores[DPMU_MAX_CORES];
+	struct dpmu_ucluster clusters[DPMU_MAX_CLUSTERS];
+	uint32_t batch;
+	uint32_t bus_width;
+
+	/* DRAM bandwidth: bytes moved per epoch, in a ring of epochs */
+	uint64_t dram_epoch[DPMU_DRAM_EPOCHS];
+	uint64_t dram_bytes[DPMU_DRAM_EPOCHS];
+	uint64_t dram_epoch_cap;   /* bytes one epoch can carry */
+
+	dpmu_uarch_observer_fn observer;
+	void *observer_ctx;
+	struct dpmu_err err;
+};
+
+/* Data access of `size` bytes at `addr` (within one line); returns the load-
+ * to-use latency in core cycles (the L1D latency on a hit). */
+uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t addr,
+		       bool write, bool full_line);
+/* Instruction fetch of the line holding `pc`; returns the cycles beyond
+ * an L1I hit (ITLB and refill), which stall the front end. */
+uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc);
+/* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */
+uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write);
+/* Simulated time of a core in picoseconds. */
+uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c);
+
+#endif

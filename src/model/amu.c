@@ -140,8 +140,21 @@ static struct dpmu_access amu_traps(const struct dpmu_core *c, bool check_en)
 	return dpmu_sysreg_amu_traps(c);
 }
 
-static uint64_t read_reg(const struct dpmu_amu *a, enum amu_reg r, unsigned idx)
+/* Whether a group-1 counter may count `event`: only the profile's
+ * selectable events; anything else counts nothing. */
+static bool selectable(const struct dpmu_core_type *t, uint16_t event)
 {
+	size_t n = t->amu_n_selectable > DPMU_AMU_SELECTABLE_MAX ? DPMU_AMU_SELECTABLE_MAX
+								   : t->amu_n_selectable;
+	for (size_t i = 0; i < n; i++)
+		if (t->amu_selectable[i] == event)
+			return true;
+	return false;
+}
+
+static uint64_t read_reg(const struct dpmu_core *c, enum amu_reg r, unsigned idx)
+{
+	const struct dpmu_amu *a = &c->amu;
 	switch (r) {
 	case AM_CR:
 		return a->amcr;
@@ -166,7 +179,10 @@ static uint64_t read_reg(const struct dpmu_amu *a, enum amu_reg r, unsigned idx)
 	case AM_EVCNTR1:
 		return a->cnt1[idx];
 	case AM_EVTYPER1:
-		return a->type1[idx];
+		/* An unsupported evtCount reads back UNKNOWN (Arm ARM
+		 * D24.6.14): the model returns 0, so software can tell the
+		 * event was not taken. */
+		return selectable(c->type, a->type1[idx]) ? a->type1[idx] : 0;
 	case AM_NONE:
 		break;
 	}
@@ -205,8 +221,8 @@ static void write_reg(struct dpmu_amu *a, enum amu_reg r, unsigned idx, uint64_t
 		a->cnt1[idx] = v;
 		return;
 	case AM_EVTYPER1:
-		/* evtCount [15:0]. An event the counter does not support is
-		 * kept (the read-back value is UNKNOWN) and counts nothing. */
+		/* evtCount [15:0]. An event the counter does not support
+		 * counts nothing and reads back as 0. */
 		a->type1[idx] = (uint16_t)(v & 0xffffu);
 		return;
 	case AM_CFGR:
@@ -235,7 +251,7 @@ struct dpmu_access dpmu_amu_sysreg(struct dpmu_model *m, struct dpmu_core *c, ui
 		struct dpmu_access t = amu_traps(c, !amu_regs[r].el0_free);
 		if (t.kind != DPMU_ACCESS_OK)
 			return t;
-		*value = read_reg(a, r, idx);
+		*value = read_reg(c, r, idx);
 		return t;
 	}
 
@@ -272,18 +288,6 @@ void dpmu_amu_reset(struct dpmu_core *c, const struct dpmu_profile *p)
 	/* AMEVTYPER1 resets to an UNKNOWN value; the model uses 0, which is
 	 * never selectable, so a group-1 counter counts nothing until
 	 * programmed. Enables, counters, AMCR and AMUSERENR reset to 0. */
-}
-
-/* Whether a group-1 counter may count `event`: only the profile's
- * selectable events; anything else counts nothing. */
-static bool selectable(const struct dpmu_core_type *t, uint16_t event)
-{
-	size_t n = t->amu_n_selectable > DPMU_AMU_SELECTABLE_MAX ? DPMU_AMU_SELECTABLE_MAX
-								   : t->amu_n_selectable;
-	for (size_t i = 0; i < n; i++)
-		if (t->amu_selectable[i] == event)
-			return true;
-	return false;
 }
 
 /* Add n to every enabled counter whose type is `event`. 64-bit counters:

@@ -441,7 +441,9 @@ static void AMU_group1_counter_counts_the_event_it_selects(void **state)
 }
 
 /* Arm ARM D24.6.14: a value the counter does not support counts an
- * UNPREDICTABLE event; the model counts nothing (reference section 4). */
+ * UNPREDICTABLE event and reads back UNKNOWN; the model counts nothing
+ * (reference section 4) and reads back 0, so software sees it was not
+ * taken. */
 static void AMU_group1_unselectable_event_counts_nothing(void **state)
 {
 	(void)state;
@@ -457,6 +459,7 @@ static void AMU_group1_unselectable_event_counts_nothing(void **state)
 	}
 	el3(m, 0);
 	conf_wr(m, 0, AMEVTYPER1(0), ev);
+	assert_int_equal(conf_rd(m, 0, AMEVTYPER1(0)), 0);
 	dpmu_model_core_event(m, 0, ev, 99);
 	assert_int_equal(conf_rd(m, 0, AMEVCNTR1(0)), 0);
 	dpmu_model_destroy(m);

@@ -270,6 +270,24 @@ static void PMCEID_bitmaps_match_implemented_events(void **state)
 	assert_true(conf_xrd(m, CONF_CORE(0), DPMU_EXT_PMCEID0) & (1u << DPMU_EV_CPU_CYCLES));
 }
 
+/* Arm ARM: PMCEID0_EL0[31:0] / [63:32] are the external PMCEID0 / PMCEID2,
+ * PMCEID1_EL0[31:0] / [63:32] are PMCEID1 / PMCEID3: both views report the
+ * same implemented events. */
+static void PMCEID_same_in_both_views(void **state)
+{
+	struct dpmu_model *m = *state;
+	for (unsigned c = 0; c < dpmu_model_ncores(m); c++) {
+		uint64_t ceid0 = conf_rd(m, c, DPMU_SYSREG(3, 3, 9, 12, 6));
+		uint64_t ceid1 = conf_rd(m, c, DPMU_SYSREG(3, 3, 9, 12, 7));
+		assert_int_equal(conf_xrd(m, CONF_CORE(c), DPMU_EXT_PMCEID0), (uint32_t)ceid0);
+		assert_int_equal(conf_xrd(m, CONF_CORE(c), DPMU_EXT_PMCEID1), (uint32_t)ceid1);
+		assert_int_equal(conf_xrd(m, CONF_CORE(c), DPMU_EXT_PMCEID2),
+				 (uint32_t)(ceid0 >> 32));
+		assert_int_equal(conf_xrd(m, CONF_CORE(c), DPMU_EXT_PMCEID3),
+				 (uint32_t)(ceid1 >> 32));
+	}
+}
+
 /* Identification registers are read-only: writes are ignored. */
 static void Identification_registers_ignore_writes(void **state)
 {
@@ -316,6 +334,7 @@ int main(void)
 		T(PMCFGR_describes_the_core_PMU),
 		T(PMCFGR_describes_the_cluster_PMU),
 		T(PMCEID_bitmaps_match_implemented_events),
+		T(PMCEID_same_in_both_views),
 		T(Identification_registers_ignore_writes),
 		T(PMITCTRL_PMDEVID_and_PMLAR_read_zero),
 	};

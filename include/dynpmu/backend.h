@@ -1,0 +1,64 @@
+/*
+ * Backends (src/backend): what runs a workload under the monitor and gives
+ * it a driver to program the counters with. The monitor sees only this
+ * interface; the simulation backend (model + engine + trace replay + the
+ * regio adapter onto the model) is the first implementation.
+ */
+#ifndef DYNPMU_BACKEND_H
+#define DYNPMU_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dynpmu/arch.h"
+#include "dynpmu/driver.h"
+#include "dynpmu/error.h"
+
+struct dpmu_backend;
+
+/* Called while the workload runs, with the counters reachable through the
+ * driver (on the model: at EL1, every pending event delivered). A non-zero
+ * return stops the run with that code. */
+typedef int (*dpmu_backend_tick_fn)(void *ctx, uint64_t now_ns, struct dpmu_err *err);
+
+struct dpmu_backend_ops {
+	const char *name;
+	/* Run the workload to its end, calling tick about every `interval`
+	 * instructions and once at the end. */
+	int (*run)(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_fn tick,
+		   void *ctx, struct dpmu_err *err);
+	/* Time since the workload started, in (simulated) nanoseconds. */
+	uint64_t (*time_ns)(struct dpmu_backend *b);
+	void (*destroy)(struct dpmu_backend *b);
+};
+
+struct dpmu_backend {
+	const struct dpmu_backend_ops *ops;
+	struct dpmu_drv *drv;               /* owned by the backend */
+	const struct dpmu_profile *profile; /* owned by the backend */
+	uint64_t cores;                     /* bit n: the workload runs on core n */
+	char workload[256];                 /* what runs, for reports ("FILE") */
+};
+
+static inline void dpmu_backend_destroy(struct dpmu_backend *b)
+{
+	if (b)
+		b->ops->destroy(b);
+}
+
+/* ---- simulation ----------------------------------------------------------- */
+
+struct dpmu_sim_options {
+	const char *profile;     /* built-in name or JSON path; NULL: the default */
+	const char *trace;       /* trace file to replay (text or binary) */
+};
+
+/* Load the profile, build the model, the engine and the driver, and scan
+ * the trace (validating every record and finding its cores) without
+ * replaying it yet. */
+int dpmu_sim_create(const struct dpmu_sim_options *opt, struct dpmu_backend **out,
+		    struct dpmu_err *err);
+/* Instructions the trace retired on core n (after a run). */
+uint64_t dpmu_sim_insns(const struct dpmu_backend *b, unsigned core);
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * dynpmu stat --trace FILE [-e EVENTS] [-A] [-x SEP] [--profile P]
+ *
+ * Replays a trace through the engine on the simulated cluster and prints
+ * the counts read back through the driver, in perf stat's layout: the
+ * table (right-aligned counts with thousands separators, a "# ..." ratio
+ * after the events perf annotates, the elapsed time) or, with -x, perf's
+ * CSV rows (value, unit, event, running time in ns, percentage running).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "commands.h"
+#include "dynpmu/backend.h"
+#include "dynpmu/monitor.h"
+
+/* The "# ..." comments perf prints after an event: the ratio of this event
+ * to another measured on the same PMU (reference section 6's metrics). */
+struct stat_ratio {
+	const char *event;
+	const char *base;
+	double scale;
+	const char *fmt;
+};
+
+static const struct stat_ratio ratios[] = {
+	{"INST_RETIRED", "CPU_CYCLES", 1.0, "%8.2f  insn per cycle"},
+	{"BR_MIS_PRED_RETIRED", "BR_RETIRED", 100.0, "%7.2f%% of all branches"},
+	{"BR_MIS_PRED", "BR_PRED", 100.0, "%7.2f%% of all predicted branches"},
+	{"L1D_CACHE_REFILL", "L1D_CACHE", 100.0, "%7.2f%% of all L1D_CACHE accesses"},
+	{"L1I_CACHE_REFILL", "L1I_CACHE", 100.0, "%7.2f%% of all L1I_CACHE accesses"},
+	{"L2D_CACHE_REFILL", "L2D_CACHE", 100.0, "%7.2f%% of all L2D_CACHE accesses"},
+	{"L3D_CACHE_REFILL", "L3D_CACHE", 100.0, "%7.2f%% of all L3D_CACHE accesses"},
+	{"L3_MISS", "L3_ACCESS", 100.0, "%7.2f%% of all L3_ACCESS accesses"},
+};
+
+struct stat_opts {
+	const char *trace;
+	const char *profile;
+	char events[4096];
+	bool have_events;
+	bool per_unit;
+	const char *sep;
+};
+
+static void stat_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: dynpmu stat --trace FILE [-e EVENTS] [-A] [-x SEP] [--profile P]\n\n"
+		"Replay a trace of retired instructions (docs/trace-format.md) on the simulated\n"
+		"cluster and print the counts read back through the driver, like perf stat.\n\n"
+		"  --trace FILE     trace to replay (text or binary)\n"
+		"  -e, --event L    comma-separated events: catalog names (case-insensitive),\n"
+		"                   raw codes r1b / 0x1b, core/NAME/ or cluster/NAME/\n"
+		"  -A, --no-aggr    one row per core (cpuN) and cluster (clusterN)\n"
+		"  -x, --field-separator SEP   CSV: value,unit,event,running ns,percentage\n"
+		"  --profile P      built-in profile or JSON file (default %s)\n",
+		DPMU_PROFILE_DEFAULT);
+}
+
+static int parse_opts(int argc, char **argv, struct stat_opts *o)
+{
+	static const struct option longopts[] = {
+		{"trace", required_argument, NULL, 't'},
+		{"event", required_argument, NULL, 'e'},
+		{"no-aggr", no_argument, NULL, 'A'},
+		{"field-separator", required_argument, NULL, 'x'},
+		{"profile", required_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	memset(o, 0, sizeof *o);
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":e:Ax:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o->trace = optarg;
+			break;
+		case 'e': {
+			/* Several -e options add up, as in perf. */
+			size_t used = strlen(o->events);
+			if (used + strlen(optarg) + 2 > sizeof o->events) {
+				fprintf(stderr, "dynpmu stat: event list too long\n");
+				return DPMU_EXIT_USAGE;
+			}
+			snprintf(o->events + used, sizeof o->events - used, "%s%s", used ? "," : "",
+				 optarg);
+			o->have_events = true;
+			break;
+		}
+		case 'A':
+			o->per_unit = true;
+			break;
+		case 'x':
+			o->sep = optarg;
+			break;
+		case 'p':
+			o->profile = optarg;
+			break;
+		case 'h':
+			stat_usage(stdout);
+			return -1;
+		case ':':
+			fprintf(stderr, "dynpmu stat: option '%s' needs a value\n", argv[optind - 1]);
+			return DPMU_EXIT_USAGE;
+		default:
+			fprintf(stderr, "dynpmu stat: unknown option '%s'\n", argv[optind - 1]);
+			stat_usage(stderr);
+			return DPMU_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dynpmu stat: unexpected argument '%s' (the trace goes after --trace)\n",
+			argv[optind]);
+		return DPMU_EXIT_USAGE;
+	}
+	if (!o->trace) {
+		fprintf(stderr, "dynpmu stat: no trace given (--trace FILE)\n");
+		stat_usage(stderr);
+		return DPMU_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* 1234567 -> "1,234,567" (perf's %'llu without depending on the locale). */
+static const char *thousands(uint64_t v, char *buf, size_t cap)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
+	size_t k = 0;
+	for (int i = 0; i < n && k + 2 < cap; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static void unit_name(enum dpmu_mon_target t, unsigned u, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%s%u", t == DPMU_MON_CLUSTER ? "cluster" : "cpu", u);
+}
+
+/* The ratio comment for event i on a unit (or the totals when all). */
+static bool ratio_comment(const struct dpmu_mon_session *s, unsigned i, bool all, unsigned u,
+			  char *buf, size_t cap)
+{
+	const struct dpmu_mon_events *ev = dpmu_mon_session_events(s);
+	for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
+		if (strcasecmp(ev->ev[i].name, ratios[r].event) != 0)
+			continue;
+		int b = dpmu_mon_events_find(ev, ratios[r].base);
+		if (b < 0 || ev->ev[b].target != ev->ev[i].target)
+			return false;
+		struct dpmu_mon_count num, den;
+		if (all) {
+			dpmu_mon_count_total(s, i, &num);
+			dpmu_mon_count_total(s, (unsigned)b, &den);
+		} else if (dpmu_mon_count_on(s, i, u, &num) || dpmu_mon_count_on(s, (unsigned)b, u, &den)) {
+			return false;
+		}
+		if (!num.supported || !den.supported || den.value == 0)
+			return false;
+		snprintf(buf, cap, ratios[r].fmt, ratios[r].scale * (double)num.value / (double)den.value);
+		return true;
+	}
+	return false;
+}
+
+static void print_row(const struct stat_opts *o, const struct dpmu_mon_session *s, unsigned i,
+		      const char *unit, const struct dpmu_mon_count *c, const char *comment)
+{
+	const char *name = dpmu_mon_session_events(s)->ev[i].name;
+	if (o->sep) {
+		if (unit)
+			printf("%s%s", unit, o->sep);
+		if (c->supported)
+			printf("%llu", (unsigned long long)c->value);
+		else
+			printf("<not supported>");
+		double pct = c->enabled_ns ? 100.0 * (double)c->running_ns / (double)c->enabled_ns
+					   : (c->supported ? 100.0 : 0.0);
+		printf("%s%s%s%s%llu%s%.2f\n", o->sep, o->sep, name, o->sep,
+		       (unsigned long long)c->running_ns, o->sep, pct);
+		return;
+	}
+	char num[40];
+	const char *shown = c->supported ? thousands(c->value, num, sizeof num) : "<not supported>";
+	if (unit)
+		printf("%-10s", unit);
+	if (comment)
+		printf("%18s      %-32s # %s\n", shown, name, comment);
+	else
+		printf("%18s      %s\n", shown, name);
+}
+
+static void print_results(const struct stat_opts *o, const struct dpmu_mon_session *s,
+			  const char *workload, uint64_t elapsed_ns)
+{
+	const struct dpmu_mon_events *ev = dpmu_mon_session_events(s);
+	if (!o->sep)
+		printf("\n Performance counter stats for '%s':\n\n", workload);
+	for (unsigned i = 0; i < ev->n; i++) {
+		char comment[96];
+		struct dpmu_mon_count c;
+		if (!o->per_unit) {
+			dpmu_mon_count_total(s, i, &c);
+			bool has = ratio_comment(s, i, true, 0, comment, sizeof comment);
+			print_row(o, s, i, NULL, &c, has ? comment : NULL);
+			continue;
+		}
+		enum dpmu_mon_target t = ev->ev[i].target;
+		uint64_t units = t == DPMU_MON_CLUSTER ? dpmu_mon_session_clusters(s)
+						       : dpmu_mon_session_cores(s);
+		for (unsigned u = 0; u < 64; u++) {
+			if (!(units >> u & 1))
+				continue;
+			char name[24];
+			unit_name(t, u, name, sizeof name);
+			dpmu_mon_count_on(s, i, u, &c);
+			bool has = ratio_comment(s, i, false, u, comment, sizeof comment);
+			print_row(o, s, i, name, &c, has ? comment : NULL);
+		}
+	}
+	if (!o->sep)
+		printf("\n%18.9f seconds time elapsed (simulated)\n\n", (double)elapsed_ns / 1e9);
+}
+
+int dpmu_cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o;
+	int rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? DPMU_EXIT_OK : rc;
+
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	struct dpmu_backend *b = NULL;
+	struct dpmu_sim_options so = {.profile = o.profile, .trace = o.trace};
+	rc = dpmu_sim_create(&so, &b, &err);
+	if (rc) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		return DPMU_EXIT_FAIL;
+	}
+	static struct dpmu_mon_events ev;
+	rc = o.have_events ? dpmu_mon_events_parse(o.events, b->profile, b->cores, &ev, &err)
+			   : dpmu_mon_events_default(b->profile, b->cores, &ev, &err);
+	struct dpmu_mon_session *s = NULL;
+	if (!rc)
+		rc = dpmu_mon_session_create(b->drv, b->profile, &ev, b->cores, &s, &err);
+	if (rc) {
+		/* A bad event list is bad input (exit 2), like an unknown option. */
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		dpmu_backend_destroy(b);
+		return DPMU_EXIT_USAGE;
+	}
+	rc = dpmu_mon_run(s, b, &err);
+	if (rc) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		dpmu_mon_session_destroy(s);
+		dpmu_backend_destroy(b);
+		return DPMU_EXIT_FAIL;
+	}
+	print_results(&o, s, b->workload, b->ops->time_ns(b));
+	fflush(stdout);
+	dpmu_mon_session_destroy(s);
+	dpmu_backend_destroy(b);
+	return ferror(stdout) ? DPMU_EXIT_FAIL : DPMU_EXIT_OK;
+}

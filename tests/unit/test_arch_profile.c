@@ -12,7 +12,10 @@
 
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "dynpmu/arch.h"
+#include "dynpmu/embedded.h"
 
 static struct dpmu_profile *load_ok(const char *name)
 {
@@ -109,12 +112,475 @@ static void test_dsu120_topology(void **state)
 	dpmu_profile_free(p);
 }
 
+/* ---- malformed profiles ------------------------------------------------- */
+
+/* The default profile as a JSON tree to mutate. */
+static json_t *default_tree(void)
+{
+	const struct dpmu_embedded_file *f = dpmu_embedded_find("profiles/a75x4-a55x4.json");
+	assert_non_null(f);
+	json_error_t je;
+	json_t *root = json_loads(f->data, 0, &je);
+	assert_non_null(root);
+	return root;
+}
+
+/* Walk "a.b[2].c" to the parent of the last component; set or (value NULL)
+ * delete it. */
+static void mutate(json_t *root, const char *path, json_t *value)
+{
+	char buf[200];
+	snprintf(buf, sizeof buf, "%s", path);
+	json_t *cur = root;
+	char *s = buf;
+	for (;;) {
+		char key[64];
+		size_t n = strcspn(s, ".[");
+		memcpy(key, s, n);
+		key[n] = '\0';
+		s += n;
+		json_t *obj = cur;
+		if (n)
+			cur = json_object_get(obj, key);
+		long idx = -1;
+		if (*s == '[') {
+			idx = strtol(s + 1, &s, 10);
+			s++; /* ']' */
+		}
+		bool last = (*s == '\0');
+		if (last && idx < 0) {
+			if (value)
+				json_object_set_new(obj, key, value);
+			else
+				json_object_del(obj, key);
+			return;
+		}
+		if (idx >= 0) {
+			if (last) {
+				json_array_set_new(cur, (size_t)idx, value);
+				return;
+			}
+			cur = json_array_get(cur, (size_t)idx);
+		}
+		assert_non_null(cur);
+		if (*s == '.')
+			s++;
+	}
+}
+
+static int parse_tree(json_t *root, struct dpmu_profile **p, struct dpmu_err *err)
+{
+	char *text = json_dumps(root, JSON_INDENT(1));
+	assert_non_null(text);
+	dpmu_err_clear(err);
+	int rc = dpmu_profile_parse(text, "myprof.json", p, err);
+	free(text);
+	json_decref(root);
+	return rc;
+}
+
+/* One mutation of the default profile must fail with `code` and a message
+ * that contains `needle` (which starts with the file and key path). */
+static void expect_bad(const char *path, json_t *value, int code, const char *needle)
+{
+	json_t *root = default_tree();
+	mutate(root, path, value);
+	struct dpmu_profile *p = (struct dpmu_profile *)1;
+	struct dpmu_err err;
+	int rc = parse_tree(root, &p, &err);
+	if (rc == 0 || !strstr(err.msg, needle))
+		fail_msg("%s: rc %d msg '%s'; want %d and '%s'", path, rc, err.msg, code, needle);
+	assert_int_equal(rc, code);
+	assert_null(p);
+}
+
+static void test_bad_cache_geometry(void **state)
+{
+	(void)state;
+	expect_bad("core_types[0].l1d.ways", json_integer(3), DPMU_EINVAL,
+		   "myprof.json: core_types[0].l1d.ways: must be a power of two, got 3");
+	expect_bad("core_types[1].l1i.line", json_integer(8), DPMU_EINVAL,
+		   "myprof.json: core_types[1].l1i.line: must be a power of two >= 16 bytes, got 8");
+	expect_bad("core_types[1].l1i.line", json_integer(48), DPMU_EINVAL,
+		   "core_types[1].l1i.line: must be a power of two >= 16 bytes, got 48");
+	expect_bad("core_types[0].l1d.size", json_string("48KiB"), DPMU_EINVAL,
+		   "myprof.json: core_types[0].l1d.size: must be ways x line x sets with sets a "
+		   "power of two");
+	expect_bad("core_types[0].l2.size", json_string("256 furlongs"), DPMU_EINVAL,
+		   "core_types[0].l2.size: cannot read \"256 furlongs\"");
+	expect_bad("clusters[0].l3.ways", json_integer(0), DPMU_ERANGE,
+		   "myprof.json: clusters[0].l3.ways: must be 1 to 64, got 0");
+	expect_bad("clusters[0].l3.replacement", json_string("fifo"), DPMU_EINVAL,
+		   "clusters[0].l3.replacement: must be one of lru, plru, random, got \"fifo\"");
+	expect_bad("core_types[0].l1d.prefetcher", json_string("magic"), DPMU_EINVAL,
+		   "core_types[0].l1d.prefetcher: must be one of none, next-line, stride");
+	expect_bad("core_types[0].l1d.latency", json_integer(0), DPMU_ERANGE,
+		   "core_types[0].l1d.latency: must be 1 to");
+}
+
+static void test_unknown_and_missing_keys(void **state)
+{
+	(void)state;
+	expect_bad("core_types[0].l1d.wayz", json_integer(4), DPMU_EINVAL,
+		   "myprof.json: core_types[0].l1d: unknown key 'wayz'");
+	expect_bad("clusterz", json_array(), DPMU_EINVAL, "myprof.json: unknown key 'clusterz'");
+	expect_bad("clusters[0].pmu.counter", json_integer(6), DPMU_EINVAL,
+		   "clusters[0].pmu: unknown key 'counter'");
+	expect_bad("core_types[1].l2.size", NULL, DPMU_EINVAL,
+		   "myprof.json: core_types[1].l2: missing required key 'size'");
+	expect_bad("timer_freq", NULL, DPMU_EINVAL, "myprof.json: missing required key 'timer_freq'");
+	expect_bad("clusters[0].snoop_filter", NULL, DPMU_EINVAL,
+		   "clusters[0]: missing required key 'snoop_filter'");
+	expect_bad("core_types[0].tlb.l2", NULL, DPMU_EINVAL,
+		   "core_types[0].tlb: missing required key 'l2'");
+	expect_bad("clusters", NULL, DPMU_EINVAL, "missing required key 'clusters'");
+}
+
+static void test_wrong_types(void **state)
+{
+	(void)state;
+	expect_bad("core_types[0].pmu.counters", json_string("six"), DPMU_EINVAL,
+		   "myprof.json: core_types[0].pmu.counters: must be an integer, got a string");
+	expect_bad("core_types[0].pmu.pmuv3p5", json_integer(1), DPMU_EINVAL,
+		   "core_types[0].pmu.pmuv3p5: must be true or false, got an integer");
+	expect_bad("core_types[0].midr", json_string("D0A"), DPMU_EINVAL,
+		   "core_types[0].midr: must be an integer or a \"0x...\" hex string");
+	expect_bad("core_types[0].midr", json_string("0x1410fd0a0"), DPMU_ERANGE,
+		   "core_types[0].midr: must be at most 0xffffffff");
+	expect_bad("core_types[0].l1d", json_integer(64), DPMU_EINVAL,
+		   "core_types[0].l1d: must be an object, got an integer");
+	expect_bad("clusters", json_object(), DPMU_EINVAL, "clusters: must be an array, got an object");
+	expect_bad("core_types[0].pipeline.base_cpi", json_string("0.4"), DPMU_EINVAL,
+		   "core_types[0].pipeline.base_cpi: must be a number, got a string");
+	expect_bad("name", json_integer(7), DPMU_EINVAL, "myprof.json: name: must be a string");
+}
+
+static void test_out_of_range_values(void **state)
+{
+	(void)state;
+	expect_bad("core_types[0].pmu.counters", json_integer(0), DPMU_ERANGE,
+		   "core_types[0].pmu.counters: must be 1 to 31, got 0");
+	expect_bad("core_types[0].pmu.counters", json_integer(32), DPMU_ERANGE,
+		   "core_types[0].pmu.counters: must be 1 to 31, got 32");
+	expect_bad("clusters[0].pmu.counters", json_integer(32), DPMU_ERANGE,
+		   "clusters[0].pmu.counters: must be 1 to 31, got 32");
+	expect_bad("clusters[0].freq", json_integer(0), DPMU_ERANGE,
+		   "myprof.json: clusters[0].freq: must be 1 to");
+	expect_bad("core_types[1].freq", json_string("-1GHz"), DPMU_ERANGE,
+		   "core_types[1].freq: must be 1 to");
+	expect_bad("timer_freq", json_string("fast"), DPMU_EINVAL, "timer_freq: cannot read \"fast\"");
+	expect_bad("core_types[0].pmu.idcode", json_integer(256), DPMU_ERANGE,
+		   "core_types[0].pmu.idcode: must be at most 0xff");
+	expect_bad("core_types[0].tlb.page_size", json_string("8KiB"), DPMU_EINVAL,
+		   "core_types[0].tlb.page_size: must be a translation granule");
+	expect_bad("core_types[0].tlb.l2.ways", json_integer(3), DPMU_EINVAL,
+		   "core_types[0].tlb.l2.ways: entries / ways must be a whole power of two");
+	expect_bad("core_types[0].branch.entries", json_integer(1000), DPMU_EINVAL,
+		   "core_types[0].branch.entries: must be a power of two, got 1000");
+	expect_bad("core_types[0].branch.history_bits", json_integer(0), DPMU_ERANGE,
+		   "core_types[0].branch.history_bits: must be at least 1 for a gshare");
+	expect_bad("core_types[0].pipeline.issue_width", json_integer(0), DPMU_ERANGE,
+		   "core_types[0].pipeline.issue_width: must be 1 to 16, got 0");
+	expect_bad("core_types[0].pipeline.base_cpi", json_real(0.0), DPMU_ERANGE,
+		   "core_types[0].pipeline.base_cpi: must be 0.01 to 100");
+	expect_bad("memory.bus_width", json_integer(24), DPMU_EINVAL,
+		   "memory.bus_width: must be a power of two, got 24");
+	expect_bad("memory.dram_bandwidth", json_string("0GB/s"), DPMU_ERANGE,
+		   "memory.dram_bandwidth: must be 1 to");
+	expect_bad("snapshot_latency", json_integer(-1), DPMU_ERANGE,
+		   "snapshot_latency: must be 0 to 1000000, got -1");
+}
+
+static void test_topology_limits(void **state)
+{
+	(void)state;
+	expect_bad("clusters[0].cores[1].type", json_string("Cortex-A76"), DPMU_ENOENT,
+		   "myprof.json: clusters[0].cores[1].type: unknown core type 'Cortex-A76' "
+		   "(core_types defines: Cortex-A75, Cortex-A55)");
+	expect_bad("clusters[0].cores[0].count", json_integer(5), DPMU_ERANGE,
+		   "clusters[0].cores[1].count: at most 8 cores per cluster, got 9");
+	expect_bad("clusters[0].cores[0].count", json_integer(0), DPMU_ERANGE,
+		   "clusters[0].cores[0].count: must be 1 to 8, got 0");
+	expect_bad("clusters[0].cores", json_array(), DPMU_ERANGE,
+		   "clusters[0].cores: must have 1 to 8 entries, got 0");
+	expect_bad("core_types[1].name", json_string("Cortex-A75"), DPMU_EINVAL,
+		   "core_types[1].name: core type name repeats core_types[0]");
+	expect_bad("clusters[0].cores[0].freq", json_string("2GHz"), DPMU_EINVAL,
+		   "clusters[0].cores[0].freq: conflicts with the frequency");
+
+	/* five clusters, five core types: one more than DPMU_MAX_* */
+	json_t *root = default_tree();
+	json_t *cl = json_object_get(root, "clusters");
+	for (int i = 0; i < DPMU_MAX_CLUSTERS; i++)
+		json_array_append_new(cl, json_deep_copy(json_array_get(cl, 0)));
+	struct dpmu_profile *p;
+	struct dpmu_err err;
+	assert_int_equal(parse_tree(root, &p, &err), DPMU_ERANGE);
+	assert_non_null(strstr(err.msg, "myprof.json: clusters: must have 1 to 4 entries, got 5"));
+
+	root = default_tree();
+	json_t *ct = json_object_get(root, "core_types");
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(ct, json_deep_copy(json_array_get(ct, 0)));
+	assert_int_equal(parse_tree(root, &p, &err), DPMU_ERANGE);
+	assert_non_null(strstr(err.msg, "myprof.json: core_types: must have 1 to 4 entries, got 5"));
+}
+
+static void test_bad_event_references(void **state)
+{
+	(void)state;
+	json_t *ev = json_pack("[s, s]", "CPU_CYCLES", "NOPE");
+	expect_bad("core_types[0].pmu.events", ev, DPMU_ENOENT,
+		   "myprof.json: core_types[0].pmu.events[1]: unknown event 'NOPE' in catalog "
+		   "'cortex-a75'");
+	expect_bad("core_types[1].pmu.events", json_pack("[i, i]", 0x11, 0x11), DPMU_EINVAL,
+		   "core_types[1].pmu.events[1]: event 0x11 listed twice");
+	expect_bad("core_types[1].pmu.events", json_pack("[i]", 0xE0), DPMU_ENOENT,
+		   "core_types[1].pmu.events[0]: event 0xe0 is not in catalog 'cortex-a55'");
+	expect_bad("core_types[0].pmu.events", json_string("most"), DPMU_EINVAL,
+		   "core_types[0].pmu.events: must be \"all\" or an array");
+	expect_bad("clusters[0].pmu.events", json_pack("[s]", "L3_ACCESS"), DPMU_ENOENT,
+		   "clusters[0].pmu.events[0]: unknown event 'L3_ACCESS' in catalog 'dsu'");
+	expect_bad("core_types[0].amu.group0", json_pack("[s,s,s,s,s]", "CPU_CYCLES", "CNT_CYCLES",
+							 "INST_RETIRED", "STALL_BACKEND_MEM",
+							 "L1D_CACHE"),
+		   DPMU_ERANGE, "core_types[0].amu.group0: at most 4 events, got 5");
+	expect_bad("core_types[0].amu.selectable", json_pack("[s]", "BR_RETIRED"), DPMU_ENOENT,
+		   "core_types[0].amu.selectable[0]: unknown event 'BR_RETIRED' in catalog 'amu'");
+	expect_bad("core_types[0].amu.selectable", json_array(), DPMU_EINVAL,
+		   "core_types[0].amu.selectable: must list at least one event when group1 has 2");
+	expect_bad("core_types[0].amu.group1", json_integer(17), DPMU_ERANGE,
+		   "core_types[0].amu.group1: must be 0 to 16, got 17");
+	expect_bad("core_types[0].catalog", json_string("cortex-a99"), DPMU_ENOENT,
+		   "myprof.json: core_types[0].catalog: no event catalog 'cortex-a99'");
+	expect_bad("core_types[0].catalog", json_string("dsu"), DPMU_EINVAL,
+		   "core_types[0].catalog: catalog 'dsu' has no core PMU events");
+	expect_bad("clusters[0].pmu.catalog", json_string("cortex-a75"), DPMU_EINVAL,
+		   "clusters[0].pmu.catalog: catalog 'cortex-a75' has no cluster PMU events");
+}
+
+static void test_syntax_errors_give_line_and_column(void **state)
+{
+	(void)state;
+	struct dpmu_profile *p;
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	assert_int_equal(dpmu_profile_parse("{\n  \"name\": \"x\",\n  \"clusters\": [,]\n}", "myprof.json",
+					    &p, &err), DPMU_EINVAL);
+	assert_non_null(strstr(err.msg, "myprof.json:3:"));
+	assert_non_null(strstr(err.msg, "JSON syntax error"));
+	assert_int_equal(dpmu_profile_parse("{\"name\": \"a\", \"name\": \"b\"}", "dup.json", &p, &err),
+			 DPMU_EINVAL);
+	assert_non_null(strstr(err.msg, "dup.json:1:"));
+	assert_non_null(strstr(err.msg, "duplicate"));
+	assert_int_equal(dpmu_profile_parse("[]", "arr.json", &p, &err), DPMU_EINVAL);
+	assert_non_null(strstr(err.msg, "arr.json: must be an object, got an array"));
+	assert_int_equal(dpmu_profile_parse("", "empty.json", &p, &err), DPMU_EINVAL);
+	assert_non_null(strstr(err.msg, "empty.json:"));
+	assert_int_equal(dpmu_profile_parse(NULL, "null.json", &p, &err), DPMU_EINVAL);
+}
+
+/* ---- what a hand-written profile may say --------------------------------- */
+
+static struct dpmu_profile *parse_ok(json_t *root)
+{
+	struct dpmu_profile *p = NULL;
+	struct dpmu_err err;
+	if (parse_tree(root, &p, &err) != 0)
+		fail_msg("%s", err.msg);
+	return p;
+}
+
+static void test_units_and_numbers_both_accepted(void **state)
+{
+	(void)state;
+	json_t *root = default_tree();
+	mutate(root, "core_types[0].l1d.size", json_integer(65536));
+	mutate(root, "core_types[1].l1d.size", json_string("32 KB"));
+	mutate(root, "clusters[0].l3.size", json_string("2MiB"));
+	mutate(root, "core_types[0].freq", json_integer(2800000000));
+	mutate(root, "timer_freq", json_string("19.2MHz"));
+	mutate(root, "memory.dram_bandwidth", json_string("1GiB/s"));
+	mutate(root, "core_types[0].midr", json_integer(0x410fd0a0));
+	struct dpmu_profile *p = parse_ok(root);
+	assert_int_equal(p->core_types[0].l1d.size, 65536);
+	assert_int_equal(p->core_types[1].l1d.size, 32768);
+	assert_int_equal(p->clusters[0].l3.size, 2u << 20);
+	assert_int_equal(p->core_types[0].freq_hz, 2800000000ull);
+	assert_int_equal(p->timer_freq_hz, 19200000ull);
+	assert_int_equal(p->dram_bandwidth, 1ull << 30);
+	assert_int_equal(p->core_types[0].midr, 0x410fd0a0u);
+	dpmu_profile_free(p);
+}
+
+static void test_user_profile_options(void **state)
+{
+	(void)state;
+	json_t *root = default_tree();
+	/* a user profile may give PMUv3p5 and more counters; name defaults to the file */
+	mutate(root, "core_types[0].pmu.pmuv3p5", json_true());
+	mutate(root, "core_types[0].pmu.counters", json_integer(31));
+	mutate(root, "core_types[0].pmu.events", json_pack("[s, s, i, s]", "cpu_cycles", "CHAIN", 0x08,
+							   "0x03"));
+	mutate(root, "clusters[0].pmu.counters64", json_true());
+	mutate(root, "name", NULL);
+	mutate(root, "snapshot_latency", NULL);
+	mutate(root, "amu_const_freq", NULL);
+	mutate(root, "core_types[1].amu", NULL);
+	mutate(root, "core_types[1].l2.replacement", NULL);
+	/* frequency given with the cores instead of the type */
+	mutate(root, "core_types[1].freq", NULL);
+	mutate(root, "clusters[0].cores[1].freq", json_string("2GHz"));
+	struct dpmu_profile *p = parse_ok(root);
+	const struct dpmu_core_type *t = &p->core_types[0];
+	assert_string_equal(p->name, "myprof");
+	assert_true(t->pmuv3p5);
+	assert_int_equal(t->pmu_counters, 31);
+	assert_int_equal(t->n_events, 4);
+	assert_true(dpmu_core_type_implements(t, 0x11));
+	assert_true(dpmu_core_type_implements(t, 0x1e));
+	assert_true(dpmu_core_type_implements(t, 0x08));
+	assert_true(dpmu_core_type_implements(t, 0x03));
+	assert_false(dpmu_core_type_implements(t, 0x04));
+	assert_true(p->clusters[0].counters64);
+	assert_int_equal(p->snapshot_latency, 0);
+	assert_int_equal(p->const_freq_hz, p->timer_freq_hz);
+	assert_int_equal(p->core_types[1].amu_group0, 0); /* no AMU */
+	assert_int_equal(p->core_types[1].amu_group1, 0);
+	assert_int_equal(p->core_types[1].l2.replacement, DPMU_REPL_LRU);
+	assert_int_equal(p->core_types[1].freq_hz, 2000000000ull);
+	dpmu_profile_free(p);
+
+	/* no frequency anywhere for a used type */
+	root = default_tree();
+	mutate(root, "core_types[1].freq", NULL);
+	struct dpmu_err err;
+	assert_int_equal(parse_tree(root, &p, &err), DPMU_EINVAL);
+	assert_non_null(strstr(err.msg, "myprof.json: clusters[0].cores[1]: no frequency for core "
+					"type 'Cortex-A55'"));
+}
+
+/* The default implements exactly its catalogs (docs/profiles.md). */
+static void test_default_implements_its_catalogs(void **state)
+{
+	(void)state;
+	struct dpmu_profile *p = load_ok(DPMU_PROFILE_DEFAULT);
+	for (unsigned i = 0; i < p->n_core_types; i++) {
+		const struct dpmu_core_type *t = &p->core_types[i];
+		const struct dpmu_event_catalog *c = dpmu_catalog_get(t->catalog, NULL);
+		assert_non_null(c);
+		assert_int_equal(t->n_events, c->count);
+		for (size_t k = 0; k < c->count; k++)
+			assert_true(dpmu_core_type_implements(t, c->events[k].code));
+	}
+	/* A75 has MMU_PTW 0xE0, the A55 does not; both have CHAIN */
+	assert_true(dpmu_core_type_implements(&p->core_types[0], 0xE0));
+	assert_false(dpmu_core_type_implements(&p->core_types[1], 0xE0));
+	assert_true(dpmu_core_type_implements(&p->core_types[1], DPMU_EV_CHAIN));
+	assert_false(dpmu_core_type_implements(&p->core_types[0], 0x4000));
+	const struct dpmu_event_catalog *dsu = dpmu_catalog_get("dsu", NULL);
+	assert_int_equal(p->clusters[0].n_events, dsu->count);
+	assert_true(dpmu_cluster_implements(&p->clusters[0], 0x2B));
+	assert_false(dpmu_cluster_implements(&p->clusters[0], 0x4000));
+	assert_false(dpmu_core_type_implements(NULL, 0x11));
+	assert_false(dpmu_cluster_implements(NULL, 0x11));
+	dpmu_profile_free(p);
+}
+
+/* DynamIQ MPIDR_EL1: bit31 RES1, U = 0, MT = 1, Aff0 = 0, Aff1 = core in
+ * cluster, Aff2 = cluster (Arm ARM MPIDR_EL1; DSU TRM). */
+static void test_mpidr_dynamiq_layout(void **state)
+{
+	(void)state;
+	struct dpmu_profile *p = load_ok(DPMU_PROFILE_DEFAULT);
+	for (unsigned core = 0; core < 8; core++) {
+		uint64_t m = dpmu_profile_mpidr(p, core);
+		assert_int_equal(m, 0x81000000ull | ((uint64_t)core << 8));
+		assert_true(m & (1ull << 31));
+		assert_false(m & (1ull << 30));
+		assert_true(m & (1ull << 24));
+		assert_int_equal(m & 0xff, 0);
+	}
+	dpmu_profile_free(p);
+
+	/* second cluster: Aff2 = 1, Aff1 restarts at 0 */
+	json_t *root = default_tree();
+	json_t *cl = json_object_get(root, "clusters");
+	json_array_append_new(cl, json_deep_copy(json_array_get(cl, 0)));
+	mutate(root, "clusters[1].cores", json_pack("[{s:s, s:i}]", "type", "Cortex-A55", "count", 2));
+	p = parse_ok(root);
+	assert_int_equal(dpmu_profile_ncores(p), 10);
+	unsigned c = 9, i = 9;
+	const struct dpmu_core_type *t = dpmu_profile_core(p, 9, &c, &i);
+	assert_non_null(t);
+	assert_string_equal(t->name, "Cortex-A55");
+	assert_int_equal(c, 1);
+	assert_int_equal(i, 1);
+	assert_int_equal(dpmu_profile_mpidr(p, 8), 0x81010000ull);
+	assert_int_equal(dpmu_profile_mpidr(p, 9), 0x81010100ull);
+	assert_int_equal(dpmu_profile_mpidr(p, 10), 0);
+	dpmu_profile_free(p);
+}
+
+static void test_load_from_file_and_bad_names(void **state)
+{
+	(void)state;
+	const struct dpmu_embedded_file *f = dpmu_embedded_find("profiles/a75x4-a55x4.json");
+	char dir[] = "/tmp/dpmu-arch-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[128];
+	snprintf(path, sizeof path, "%s/mine.json", dir);
+	FILE *o = fopen(path, "w");
+	assert_non_null(o);
+	fputs(f->data, o);
+	fclose(o);
+	struct dpmu_profile *p = load_ok(path);
+	check_default_topology(p);
+	dpmu_profile_free(p);
+
+	/* a bad file names itself */
+	o = fopen(path, "w");
+	fputs("{\"name\": \"x\",\n \"core_types\": 3}", o);
+	fclose(o);
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	assert_int_equal(dpmu_profile_load(path, &p, &err), DPMU_EINVAL);
+	char want[200];
+	snprintf(want, sizeof want, "%s: missing required key 'timer_freq'", path);
+	assert_non_null(strstr(err.msg, want));
+	unlink(path);
+	rmdir(dir);
+
+	assert_int_equal(dpmu_profile_load(path, &p, &err), DPMU_ENOENT);
+	assert_non_null(strstr(err.msg, path));
+	assert_int_equal(dpmu_profile_load("nope.json", &p, &err), DPMU_ENOENT);
+	assert_non_null(strstr(err.msg, "nope.json: cannot open"));
+	assert_int_equal(dpmu_profile_load("a75x8", &p, &err), DPMU_ENOENT);
+	assert_non_null(strstr(err.msg, "no built-in profile 'a75x8'"));
+	assert_non_null(strstr(err.msg, "a75x4-a55x4-dsu120"));
+	assert_int_equal(dpmu_profile_load("", &p, &err), DPMU_EINVAL);
+	assert_int_equal(dpmu_profile_load(NULL, &p, &err), DPMU_EINVAL);
+	assert_null(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_is_first_builtin),
 		cmocka_unit_test(test_default_topology),
 		cmocka_unit_test(test_dsu120_topology),
+		cmocka_unit_test(test_bad_cache_geometry),
+		cmocka_unit_test(test_unknown_and_missing_keys),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_out_of_range_values),
+		cmocka_unit_test(test_topology_limits),
+		cmocka_unit_test(test_bad_event_references),
+		cmocka_unit_test(test_syntax_errors_give_line_and_column),
+		cmocka_unit_test(test_units_and_numbers_both_accepted),
+		cmocka_unit_test(test_user_profile_options),
+		cmocka_unit_test(test_default_implements_its_catalogs),
+		cmocka_unit_test(test_mpidr_dynamiq_layout),
+		cmocka_unit_test(test_load_from_file_and_bad_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -286,6 +286,20 @@ static void PMCEID_same_in_both_views(void **state)
 		assert_int_equal(conf_xrd(m, CONF_CORE(c), DPMU_EXT_PMCEID3),
 				 (uint32_t)(ceid1 >> 32));
 	}
+	/* CLUSTERPMCEID0/1_EL1 use the same layout (reference section 3). */
+	for (unsigned cl = 0; cl < dpmu_model_nclusters(m); cl++) {
+		unsigned core = 0;
+		while (dpmu_model_core_cluster(m, core) != cl)
+			core++;
+		uint64_t ceid0 = conf_rd(m, core, DPMU_SYSREG(3, 0, 15, 6, 4));
+		uint64_t ceid1 = conf_rd(m, core, DPMU_SYSREG(3, 0, 15, 6, 5));
+		assert_int_equal(conf_xrd(m, CONF_CLUSTER(cl), DPMU_EXT_PMCEID0), (uint32_t)ceid0);
+		assert_int_equal(conf_xrd(m, CONF_CLUSTER(cl), DPMU_EXT_PMCEID1), (uint32_t)ceid1);
+		assert_int_equal(conf_xrd(m, CONF_CLUSTER(cl), DPMU_EXT_PMCEID2),
+				 (uint32_t)(ceid0 >> 32));
+		assert_int_equal(conf_xrd(m, CONF_CLUSTER(cl), DPMU_EXT_PMCEID3),
+				 (uint32_t)(ceid1 >> 32));
+	}
 }
 
 /* Identification registers are read-only: writes are ignored. */

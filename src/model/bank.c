@@ -82,8 +82,9 @@ void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n)
 {
 	uint64_t old = b->evcnt[i];
 	uint64_t w;
+	bool lp = b->ev64 && (b->pmcr & DPMU_PMCR_LP);
 
-	if (b->ev64 && (b->pmcr & DPMU_PMCR_LP)) {
+	if (lp) {
 		/* PMUv3p5, LP = 1: overflow at bit 63 -> 64. */
 		b->evcnt[i] = old + n;
 		w = b->evcnt[i] < old;
@@ -96,8 +97,10 @@ void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n)
 	if (!w)
 		return;
 	b->ovs |= 1u << i;
-	/* CHAIN (0x1E) on the odd counter 2k+1 counts overflows of counter 2k. */
-	if ((i & 1) == 0 && i + 1 < b->n && b->ev[i + 1] == DPMU_EV_CHAIN &&
+	/* CHAIN (0x1E) on the odd counter 2k+1 counts overflows of counter 2k.
+	 * An even counter overflowing at 64 bits (PMCR.LP = 1) generates no
+	 * CHAIN event (Arm ARM AArch64.IncrementEventCounter). */
+	if (!lp && (i & 1) == 0 && i + 1 < b->n && b->ev[i + 1] == DPMU_EV_CHAIN &&
 	    (b->active >> (i + 1) & 1))
 		dpmu_bank_add(b, i + 1, w);
 }

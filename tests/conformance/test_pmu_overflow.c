@@ -250,6 +250,32 @@ static void PMUv3p5_counter_with_LP_1_overflows_at_bit_64(void **state)
 	dpmu_model_destroy(m);
 }
 
+/* Arm ARM AArch64.IncrementEventCounter: with PMUv3p5 and PMCR.LP = 0 the
+ * even counter still generates CHAIN on each wrap of bits [31:0]. */
+static void PMUv3p5_CHAIN_with_LP_0_counts_32_bit_wraps(void **state)
+{
+	(void)state;
+	struct dpmu_model *m = model_p5();
+	setup_pair(m, 0, CHAIN, 0x3, 0);
+	dpmu_model_core_event(m, 0, INST_RETIRED, (1ull << 33) + 5);
+	assert_int_equal(conf_rd(m, 0, PMEVCNTR(0)), (1ull << 33) + 5);
+	assert_int_equal(conf_rd(m, 0, PMEVCNTR(1)), 2);
+	dpmu_model_destroy(m);
+}
+
+/* Arm ARM AArch64.IncrementEventCounter: an even counter that overflows at
+ * 64 bits (PMCR.LP = 1) generates no CHAIN event for its odd neighbour. */
+static void CHAIN_is_not_generated_when_PMCR_LP_is_1(void **state)
+{
+	(void)state;
+	struct dpmu_model *m = model_p5();
+	setup_pair(m, 0xfffffffffffffffeull, CHAIN, 0x3, LP);
+	dpmu_model_core_event(m, 0, INST_RETIRED, (1ull << 33) + 5);
+	assert_int_equal(conf_rd(m, 0, PMOVSSET), 0x1);
+	assert_int_equal(conf_rd(m, 0, PMEVCNTR(1)), 0);
+	dpmu_model_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +292,8 @@ int main(void)
 		cmocka_unit_test(Cycle_counter_overflows_at_64_bits_when_LC_is_1),
 		cmocka_unit_test(PMUv3p5_counter_with_LP_0_overflows_at_bit_32),
 		cmocka_unit_test(PMUv3p5_counter_with_LP_1_overflows_at_bit_64),
+		cmocka_unit_test(PMUv3p5_CHAIN_with_LP_0_counts_32_bit_wraps),
+		cmocka_unit_test(CHAIN_is_not_generated_when_PMCR_LP_is_1),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,6 +165,11 @@ void dpmu_ring_destroy(struct dpmu_ring *ring);
  * collector asked this producer to retire (the request has been answered and
  * the record was not taken). */
 int dpmu_ring_push(struct dpmu_ring *ring, const struct dpmu_record *rec);
+/* The same without the copy: claim the next slot (same returns as push),
+ * fill time, kind and val in place, then commit, which stamps producer and
+ * seq last. Nothing else may happen on the ring between the two. */
+int dpmu_ring_claim(struct dpmu_ring *ring, struct dpmu_record **slot);
+void dpmu_ring_commit(struct dpmu_ring *ring);
 /* Publish what push has staged. Returns 0 or DPMU_ESTATE as push. */
 int dpmu_ring_flush(struct dpmu_ring *ring);
 /* Answer a pending retirement request without pushing; an idle producer
@@ -210,6 +215,7 @@ struct dpmu_collect_config {
 	const char *path;           /* DPMU_COLLECT_SINK_FILE */
 	int (*write)(void *ctx, const struct dpmu_record *recs, size_t n);
 	void *ctx;
+	int collector_cpu;          /* pin the collector thread to this CPU; -1: do not pin */
 };
 
 #define DPMU_COLLECT_MAX_PRODUCERS 1024
@@ -224,7 +230,7 @@ struct dpmu_collect_report {
 struct dpmu_collector;
 
 /* Defaults: 1 producer, 4096 slots, batch 32, lossless, coherent SMP host,
- * coherent-core writer, Normal-memory flag, memory sink. */
+ * coherent-core writer, Normal-memory flag, memory sink, collector not pinned. */
 void dpmu_collect_config_default(struct dpmu_collect_config *cfg);
 int dpmu_collect_create(struct dpmu_collector **out, const struct dpmu_collect_config *cfg,
 			struct dpmu_err *err);

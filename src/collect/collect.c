@@ -53,6 +53,7 @@ void dpmu_collect_config_default(struct dpmu_collect_config *cfg)
 	cfg->writer = DPMU_COH_WRITER_COHERENT_CORE;
 	cfg->signal = DPMU_COH_SIGNAL_FLAG;
 	cfg->sink = DPMU_COLLECT_SINK_MEMORY;
+	cfg->collector_cpu = -1;
 }
 
 static uint64_t now_ns(void)
@@ -216,15 +217,25 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
-static void backoff(unsigned idle)
+/* An idle collector spins briefly, then yields, and sleeps only after it has
+ * seen nothing for a while: a sleep lets a busy producer fill its ring in
+ * less time than the sleep takes, which caps throughput at ring size per
+ * wake-up, so it is kept for producers that have really gone quiet. */
+#define COLLECT_SPIN 128
+#define COLLECT_YIELD_NS 2000000u
+#define COLLECT_SLEEP_NS 50000
+
+static void backoff(unsigned idle, uint64_t *idle_since)
 {
-	if (idle < 64)
+	if (idle < COLLECT_SPIN)
 		return;
-	if (idle < 1024) {
+	if (idle == COLLECT_SPIN)
+		*idle_since = now_ns();
+	if ((idle & 63) || now_ns() - *idle_since < COLLECT_YIELD_NS) {
 		sched_yield();
 		return;
 	}
-	struct timespec ts = {0, 50000};
+	struct timespec ts = {0, COLLECT_SLEEP_NS};
 	nanosleep(&ts, NULL);
 }
 
@@ -232,8 +243,16 @@ static void *collector_main(void *arg)
 {
 	struct dpmu_collector *c = arg;
 	size_t cap = c->cfg.buffer_records;
+	if (c->cfg.collector_cpu >= 0 && c->cfg.collector_cpu < CPU_SETSIZE) {
+		/* Best effort: a CPU that is not ours leaves the thread unpinned. */
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(c->cfg.collector_cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
 	struct collect_buf *b = dpmu_bufq_pop(&c->freeq);
 	unsigned idle = 0;
+	uint64_t idle_since = 0;
 	for (;;) {
 		/* Acquire pairs with stop's release after it accepted the echoes,
 		 * so the pass below sees every record published before them. */
@@ -256,7 +275,7 @@ static void *collector_main(void *arg)
 		if (quitting)
 			break;
 		idle = progress ? 0 : idle + 1;
-		backoff(idle);
+		backoff(idle, &idle_since);
 	}
 	if (b->n)
 		dpmu_bufq_push(&c->fullq, b);

@@ -12,6 +12,9 @@
 
 #include "collect/ring.h"
 
+/* Slots ahead to prefetch; a few lines' worth of cross-core latency. */
+#define DPMU_RING_PREFETCH 8
+
 int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, unsigned batch,
 		     enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
 		     struct dpmu_err *err)
@@ -115,9 +118,10 @@ static int ring_answer(struct dpmu_ring *r, uint64_t req)
 	return DPMU_ESTATE;
 }
 
-int dpmu_ring_push(struct dpmu_ring *r, const struct dpmu_record *rec)
+int dpmu_ring_claim(struct dpmu_ring *r, struct dpmu_record **slot)
 {
 	struct dpmu_ring_prod_priv *pp = &r->pp;
+	*slot = NULL;
 	/* The request line is written once per run, so this load stays in the
 	 * producer's cache; relaxed is enough because the request carries no
 	 * payload of its own. */
@@ -145,18 +149,38 @@ int dpmu_ring_push(struct dpmu_ring *r, const struct dpmu_record *rec)
 			pp->cached_tail = atomic_load_explicit(&r->cons.tail, memory_order_acquire);
 		}
 	}
-	struct dpmu_record *s = &r->slots[pos & r->mask];
-	s->time = rec->time;
+	/* Ask for ownership of a line a few slots ahead: the consumer's read of
+	 * it left a copy in its cache, and the write would otherwise stall on
+	 * that invalidation. */
+	__builtin_prefetch(&r->slots[(pos + DPMU_RING_PREFETCH) & r->mask], 1);
+	*slot = &r->slots[pos & r->mask];
+	return 0;
+}
+
+void dpmu_ring_commit(struct dpmu_ring *r)
+{
+	struct dpmu_ring_prod_priv *pp = &r->pp;
+	struct dpmu_record *s = &r->slots[pp->pos & r->mask];
 	s->producer = r->producer;
-	s->kind = rec->kind;
-	memcpy(s->val, rec->val, sizeof s->val);
 	/* The stamp is written last (seed 002: "store task_id (last)"). */
 	atomic_signal_fence(memory_order_release);
-	s->seq = pos + 1;
-	pp->pos = pos + 1;
+	s->seq = pp->pos + 1;
+	pp->pos++;
 	pp->produced++;
 	if (pp->pos - pp->pub >= r->batch)
 		ring_publish(r);
+}
+
+int dpmu_ring_push(struct dpmu_ring *r, const struct dpmu_record *rec)
+{
+	struct dpmu_record *s;
+	int rc = dpmu_ring_claim(r, &s);
+	if (rc)
+		return rc;
+	s->time = rec->time;
+	s->kind = rec->kind;
+	memcpy(s->val, rec->val, sizeof s->val);
+	dpmu_ring_commit(r);
 	return 0;
 }
 
@@ -199,6 +223,7 @@ size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
 		n = max;
 	size_t k = 0;
 	for (uint64_t i = 0; i < n; i++) {
+		__builtin_prefetch(&r->slots[(t + i + DPMU_RING_PREFETCH) & r->mask], 0);
 		out[k] = r->slots[(t + i) & r->mask];
 		if (out[k].seq == t + i + 1)
 			k++;

@@ -154,6 +154,34 @@ static void test_mismatch_counted(void **state)
 	dpmu_ring_destroy(r);
 }
 
+/* claim/commit fills the slot in place and stamps it like push. */
+static void test_claim_commit_in_place(void **state)
+{
+	(void)state;
+	struct dpmu_ring *r = mk(4, 1, DPMU_RING_LOSSY);
+	struct dpmu_record *s, out[4];
+	for (uint64_t i = 0; i < 4; i++) {
+		assert_int_equal(dpmu_ring_claim(r, &s), 0);
+		assert_non_null(s);
+		s->val[0] = 100 + i;
+		s->producer = 55; /* commit stamps the ring's own id */
+		dpmu_ring_commit(r);
+	}
+	assert_int_equal(dpmu_ring_claim(r, &s), DPMU_EBUSY);
+	assert_null(s);
+	assert_int_equal(dpmu_ring_pop(r, out, 4), 4);
+	for (uint64_t i = 0; i < 4; i++) {
+		assert_int_equal(out[i].val[0], 100 + i);
+		assert_int_equal(out[i].seq, i + 1);
+		assert_int_equal(out[i].producer, 7);
+	}
+	assert_balanced(r);
+	uint64_t n = dpmu_ring_retire_request(r);
+	assert_int_equal(dpmu_ring_claim(r, &s), DPMU_ESTATE);
+	assert_true(dpmu_ring_retire_acked(r, n));
+	dpmu_ring_destroy(r);
+}
+
 struct lossless_arg {
 	struct dpmu_ring *r;
 	uint64_t n;
@@ -176,7 +204,7 @@ static void test_lossless_waits_when_full(void **state)
 {
 	(void)state;
 	struct dpmu_ring *r = mk(4, 2, DPMU_RING_LOSSLESS);
-	struct lossless_arg a = {r, 50000};
+	struct lossless_arg a = {r, 20000};
 	pthread_t t;
 	pthread_create(&t, NULL, lossless_producer, &a);
 	uint64_t next = 0, bad = 0;
@@ -205,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_batched_publication),
 		cmocka_unit_test(test_lossy_drops_and_counts),
 		cmocka_unit_test(test_mismatch_counted),
+		cmocka_unit_test(test_claim_commit_in_place),
 		cmocka_unit_test(test_lossless_waits_when_full),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -97,8 +97,11 @@ static int parse_target(struct console *c, const char *s, bool cluster_ok, struc
 	unsigned ncores = dpmu_model_ncores(c->m), ncl = dpmu_model_nclusters(c->m);
 	if (!t->cluster && t->index >= ncores)
 		return bad(c, "no such cpu '%s' (the profile has cpu0-cpu%u)", s, ncores - 1);
-	if (t->cluster && t->index >= ncl)
+	if (t->cluster && t->index >= ncl) {
+		if (ncl == 1)
+			return bad(c, "no such cluster '%s' (the profile has only cluster0)", s);
 		return bad(c, "no such cluster '%s' (the profile has cluster0-cluster%u)", s, ncl - 1);
+	}
 	return 0;
 }
 
@@ -116,7 +119,7 @@ static int parse_reg(struct console *c, const char *s, uint32_t *enc)
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
 	if (dpmu_sysreg_parse(s, enc, &err) != 0)
-		return bad(c, "unknown register '%s': %s", s, dpmu_errmsg(&err));
+		return bad(c, "unknown register: %s", dpmu_errmsg(&err));
 	return 0;
 }
 
@@ -343,7 +346,8 @@ static int parse_choice(struct console *c, const char *s, const char *yes, const
 	else if (strcmp(s, no) == 0)
 		*out = false;
 	else
-		return bad(c, "bad argument '%s' (%s or %s)", s, yes, no);
+		return bad(c, "bad argument '%s' (%s or %s)", s, strcmp(yes, "1") == 0 ? no : yes,
+			   strcmp(yes, "1") == 0 ? yes : no);
 	return 0;
 }
 

@@ -1,0 +1,17 @@
+# Run one register-console script: cmake -DDYNPMU=... -DSCRIPT=... -P run_regs.cmake
+file(STRINGS ${SCRIPT} first LIMIT_COUNT 1)
+set(want_rc 0)
+if(first MATCHES "^# exit: ([0-9]+)")
+  set(want_rc ${CMAKE_MATCH_1})
+endif()
+execute_process(COMMAND ${DYNPMU} regs ${SCRIPT}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE errout)
+if(NOT rc STREQUAL want_rc)
+  message(FATAL_ERROR "${SCRIPT}: exit ${rc}, want ${want_rc}\n--- stdout\n${out}--- stderr\n${errout}")
+endif()
+if(EXISTS ${SCRIPT}.out)
+  file(READ ${SCRIPT}.out want)
+  if(NOT out STREQUAL want)
+    message(FATAL_ERROR "${SCRIPT}: stdout differs from ${SCRIPT}.out\n--- got\n${out}--- want\n${want}")
+  endif()
+endif()

@@ -323,8 +323,10 @@ static bool claim(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned me, u
 	return dirty;
 }
 
-/* An L2 miss (or upgrade) of core c for line blk. Returns the latency in
- * core cycles from the L2 to data; *state is the requester's new L2 state. */
+/* An L2 miss (or upgrade) of core c for line blk. Returns the load-to-use
+ * latency in core cycles of where the data came from (the profile's
+ * latencies are load-to-use: the L3's, a peer's snoop, the L3's plus the
+ * bus and DRAM beyond it); *state is the requester's new L2 state. */
 static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t blk,
 			    enum req r, uint8_t *state)
 {
@@ -374,7 +376,9 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 	} else {
 		unsigned asked;
 		uint32_t m = holders(u, cl, me, blk, &asked);
-		*state = m ? DPMU_LINE_S : DPMU_LINE_E;
+		/* Instruction fetches take lines shared (they never write), so
+		 * another core fetching the same code needs no snoop. */
+		*state = (m || r == REQ_IFETCH) ? DPMU_LINE_S : DPMU_LINE_E;
 		uint64_t snoops = asked;
 		/* An exclusive or dirty holder must be snooped (it may have
 		 * written); shared holders only when the L3 cannot serve. */
@@ -493,7 +497,8 @@ static void l2_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc,
 }
 
 /* An access to the L2 (an L1 refill, an L1I refill, a prefetch). Returns
- * the latency from the core to data; *state is the line's L2 state. */
+ * the load-to-use latency (at least the L2's); *state is the line's L2
+ * state. */
 static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
 			  enum req r, uint8_t *state)
 {
@@ -510,7 +515,8 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 		dpmu_uset_touch(s, slot);
 		if (wr && s->state[slot] == DPMU_LINE_S) {
 			uint8_t ns;
-			lat += dsu_request(u, c, blk, REQ_CLAIM, &ns);
+			uint32_t d = dsu_request(u, c, blk, REQ_CLAIM, &ns);
+			lat = d > lat ? d : lat;
 		}
 		if (wr)
 			s->state[slot] = DPMU_LINE_M;
@@ -529,7 +535,8 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 			EV(c, L2D_CACHE_REFILL_RD);
 	}
 	uint8_t ns;
-	lat += dsu_request(u, c, blk, r, &ns);
+	uint32_t d = dsu_request(u, c, blk, r, &ns);
+	lat = d > lat ? d : lat;
 	int v = dpmu_uset_victim(s, blk);
 	l2_evict(u, c, v);
 	s->tag[v] = blk;

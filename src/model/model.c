@@ -15,14 +15,26 @@ static void evset_fill(struct dpmu_evset *s, const uint16_t *events, size_t n)
 }
 
 /* Cold reset of a core's power domain: monitors to their reset values, the OS
- * lock set (OSLSR_EL1.OSLK resets to 1), the OS double lock clear. */
+ * lock set (OSLSR_EL1.OSLK resets to 1), the OS double lock clear. The
+ * software lock (PMLSR.SLK) lives in the debug power domain and keeps its
+ * value; only an External debug reset (model creation) sets it. */
 static void core_cold_reset(struct dpmu_model *m, struct dpmu_core *c)
 {
 	dpmu_pmu_reset(c);
 	dpmu_amu_reset(c, &m->profile);
 	c->oslock = true;
 	c->doublelock = false;
-	c->pmlsr_slk = true; /* PMLSR.SLK resets to 1 */
+}
+
+/* What EL3 firmware does on every core's power-up before the OS runs, as
+ * Trusted Firmware does on DynamIQ systems: grant EL1/EL2 write access to the
+ * cluster PMU (ACTLR_EL3/EL2.CLUSTERPMUEN, reset value 0). The PMU and AMU
+ * registers themselves stay at their reset values; enabling the AMU counters
+ * (writable only at EL3, Arm ARM D24.6) is left to the software driving the
+ * model at EL3. docs/model.md, "Firmware state". */
+static void firmware_boot(struct dpmu_core *c)
+{
+	c->actlr_el2 = c->actlr_el3 = 1u << 12;
 }
 
 int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **out,
@@ -84,11 +96,10 @@ int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **ou
 			dpmu_bank_init(&c->pmu, c->type->pmu_counters, c->type->pmuv3p5,
 				       c->type->pmuv3p5, true);
 			core_cold_reset(m, c);
+			c->pmlsr_slk = true; /* External debug reset: PMLSR.SLK = 1 */
 			/* The register console's starting state: OS lock clear. */
 			c->oslock = false;
-			/* Firmware has granted EL1/EL2 the cluster PMU
-			 * (ACTLR_EL3/EL2.CLUSTERPMUEN): see docs/model.md. */
-			c->actlr_el2 = c->actlr_el3 = 1u << 12;
+			firmware_boot(c);
 			dpmu_pmu_refresh(c);
 		}
 	}
@@ -178,6 +189,7 @@ int dpmu_model_set_power(struct dpmu_model *m, unsigned core, bool on, struct dp
 		return DPMU_EINVAL;
 	if (on && !c->powered) {
 		core_cold_reset(m, c);
+		firmware_boot(c);
 		dpmu_pmu_refresh(c);
 	}
 	c->powered = on;

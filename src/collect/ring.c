@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/platform/platform.h"
 #include "collect/ring.h"
 
 /* Slots ahead to prefetch; a few lines' worth of cross-core latency. */
@@ -152,7 +153,7 @@ int dpmu_ring_claim(struct dpmu_ring *r, struct dpmu_record **slot)
 	/* Ask for ownership of a line a few slots ahead: the consumer's read of
 	 * it left a copy in its cache, and the write would otherwise stall on
 	 * that invalidation. */
-	__builtin_prefetch(&r->slots[(pos + DPMU_RING_PREFETCH) & r->mask], 1);
+	dpmu_prefetch_write(&r->slots[(pos + DPMU_RING_PREFETCH) & r->mask]);
 	*slot = &r->slots[pos & r->mask];
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include <cmocka.h>
 
@@ -91,7 +92,7 @@ static void *slot_writer(void *arg)
 	struct pingpong *pp = arg;
 	for (uint64_t r = 1; r <= pp->rounds; r++) {
 		while (atomic_load_explicit(&pp->dispatch, memory_order_acquire) != r)
-			;
+			sched_yield(); /* more threads than cores: let the other run */
 		struct dpmu_record rec = {.time = r, .val = {r, r * 3, r * 5, r * 7, r * 11}};
 		dpmu_slot_publish(&pp->slot, &rec, r, NULL);
 	}
@@ -113,7 +114,7 @@ static void test_two_thread_rounds(void **state)
 		struct dpmu_record out;
 		int rc;
 		while ((rc = dpmu_slot_read(&pp.slot, r, NULL, &out, &mism)) == DPMU_EBUSY)
-			;
+			sched_yield();
 		bad += rc != 0 || out.time != r || out.val[4] != r * 11 || out.val[2] != r * 5;
 	}
 	pthread_join(t, NULL);

@@ -21,4 +21,18 @@ static inline size_t dpmu_cache_lines(uintptr_t addr, size_t len, size_t line)
 	return (size_t)(last - first) + 1;
 }
 
+/* Ask for a line in a writable state ahead of a store to it. In a ring the
+ * line was last read by the other side, so a plain prefetch would fetch it
+ * shared and the store would still wait for the upgrade. */
+static inline void dpmu_prefetch_write(const void *p)
+{
+#if defined(__x86_64__)
+	__asm__ __volatile__("prefetchw %0" : : "m"(*(const char *)p));
+#elif defined(__aarch64__)
+	__asm__ __volatile__("prfm pstl1keep, %0" : : "Q"(*(const char *)p));
+#else
+	__builtin_prefetch(p, 1);
+#endif
+}
+
 #endif

@@ -83,13 +83,13 @@ static int array(struct dpmu_jc *j, const json_t *obj, const char *key, size_t m
 	return 0;
 }
 
+/* A problem with member `key` found after reading it: the path names the
+ * key. `what` takes one %llu. The path is left pushed, as on every error. */
 static int fail_at(struct dpmu_jc *j, const char *key, int code, const char *what,
 		   unsigned long long v)
 {
-	size_t mark = dpmu_jc_push_key(j, key);
-	int rc = dpmu_jc_fail(j, code, what, v);
-	(void)mark;
-	return rc;
+	dpmu_jc_push_key(j, key);
+	return dpmu_jc_fail(j, code, what, v);
 }
 
 /* A cache level. The uarch indexes sets by address bits and keeps a PLRU
@@ -117,8 +117,7 @@ static int parse_cache(struct dpmu_jc *j, const json_t *o, struct dpmu_cache_par
 		return fail_at(j, "ways", DPMU_EINVAL, "must be a power of two, got %llu", c->ways);
 	uint64_t way_bytes = (uint64_t)c->ways * c->line;
 	if (size % way_bytes != 0 || !dpmu_arch_pow2(size / way_bytes)) {
-		size_t mark = dpmu_jc_push_key(j, "size");
-		(void)mark;
+		dpmu_jc_push_key(j, "size");
 		return dpmu_jc_fail(j, DPMU_EINVAL,
 				    "must be ways x line x sets with sets a power of two: "
 				    "%llu / (%u x %u) is not",

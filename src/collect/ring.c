@@ -14,7 +14,9 @@
 #include "collect/ring.h"
 
 /* Slots ahead to prefetch; a few lines' worth of cross-core latency. */
+#ifndef DPMU_RING_PREFETCH
 #define DPMU_RING_PREFETCH 8
+#endif
 
 int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, unsigned batch,
 		     enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,

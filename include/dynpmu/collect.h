@@ -197,7 +197,7 @@ void dpmu_ring_stats(struct dpmu_ring *ring, struct dpmu_ring_stats *st);
 
 enum dpmu_collect_sink {
 	DPMU_COLLECT_SINK_MEMORY,   /* kept in memory: dpmu_collect_records */
-	DPMU_COLLECT_SINK_FILE,     /* raw 64-byte records appended to path */
+	DPMU_COLLECT_SINK_FILE,     /* raw 64-byte records written to path (truncated at create) */
 	DPMU_COLLECT_SINK_CALLBACK, /* write(ctx, recs, n); non-zero return is an error */
 };
 
@@ -234,6 +234,8 @@ struct dpmu_collector;
 void dpmu_collect_config_default(struct dpmu_collect_config *cfg);
 int dpmu_collect_create(struct dpmu_collector **out, const struct dpmu_collect_config *cfg,
 			struct dpmu_err *err);
+/* Stops a running collector without waiting for answers; call it once no
+ * producer thread uses the rings any more. */
 void dpmu_collect_destroy(struct dpmu_collector *c);
 /* Producer i's ring; the producer thread pushes into it. */
 struct dpmu_ring *dpmu_collect_ring(struct dpmu_collector *c, unsigned i);

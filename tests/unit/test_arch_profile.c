@@ -55,10 +55,12 @@ static void check_default_topology(const struct dpmu_profile *p)
 		assert_false(t->pmuv3p5);
 		assert_true(t->freq_hz > 0);
 		/* Seed 003 section 5: 3 fixed AMU counters, 2 programmable over 6 events. */
-		assert_int_equal(t->amu_group0, 3);
+		/* AMUv1: four architected group-0 counters (AMCGCR_EL0.CG0NC = 4). */
+		assert_int_equal(t->amu_group0, 4);
 		assert_int_equal(t->amu_group0_events[0], DPMU_EV_CPU_CYCLES);
 		assert_int_equal(t->amu_group0_events[1], DPMU_EV_CNT_CYCLES);
 		assert_int_equal(t->amu_group0_events[2], DPMU_EV_INST_RETIRED);
+		assert_int_equal(t->amu_group0_events[3], 0x4005); /* STALL_BACKEND_MEM */
 		assert_int_equal(t->amu_group1, 2);
 		assert_int_equal(t->amu_n_selectable, 6);
 	}

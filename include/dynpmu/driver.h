@@ -226,6 +226,8 @@ int dpmu_drv_cluster_overflow_clear(struct dpmu_drv *d, unsigned cluster, uint32
 				    struct dpmu_err *err);
 int dpmu_drv_cluster_irq_enable(struct dpmu_drv *d, unsigned cluster, uint32_t mask, bool on,
 				struct dpmu_err *err);
+/* DPMU_ENOTSUP unless CLUSTERPMCEID advertises CHAIN (the classic DSU
+ * does not implement it). */
 int dpmu_drv_cluster_chain(struct dpmu_drv *d, unsigned cluster, unsigned even, uint16_t event,
 			   struct dpmu_err *err);
 int dpmu_drv_cluster_read_pair(struct dpmu_drv *d, unsigned cluster, unsigned even,

@@ -172,7 +172,17 @@ int dpmu_drv_cluster_chain(struct dpmu_drv *d, unsigned cluster, unsigned even, 
 {
 	unsigned cpu;
 	int rc = check_pair(d, cluster, even, &cpu, err);
-	if (rc || (rc = dpmu_drv_cluster_program(d, cluster, even + 1, EV_CHAIN, err)))
+	if (rc)
+		return rc;
+	/* The classic DSU does not implement CHAIN (its event list has no
+	 * 0x1E); a profile that does advertises it in CLUSTERPMCEID1. */
+	if (dpmu_drv_cluster_event(d, cluster, EV_CHAIN) != DPMU_DRV_EVENT_YES)
+		return dpmu_err_set(err, DPMU_ENOTSUP,
+				    "cluster%u: CLUSTERPMCEID1_EL1 does not advertise CHAIN (0x1E): this "
+				    "cluster PMU cannot chain counters; read a 32-bit counter often "
+				    "enough, or use a profile with 64-bit cluster counters",
+				    cluster);
+	if ((rc = dpmu_drv_cluster_program(d, cluster, even + 1, EV_CHAIN, err)))
 		return rc;
 	return dpmu_drv_cluster_program(d, cluster, even, event, err);
 }

@@ -12,11 +12,78 @@
 
 /* ---- messages --------------------------------------------------------- */
 
+/* Names of the registers the driver touches, for its messages. The driver
+ * layer links against nothing but regio (DESIGN.md), so it keeps this small
+ * table instead of calling dpmu_sysreg_name() in src/arch. */
+static const struct {
+	uint32_t enc;
+	const char *name;
+} reg_names[] = {
+	{ R_MIDR_EL1, "MIDR_EL1" },
+	{ R_MPIDR_EL1, "MPIDR_EL1" },
+	{ R_PMCR_EL0, "PMCR_EL0" },
+	{ R_PMCNTENSET_EL0, "PMCNTENSET_EL0" },
+	{ R_PMCNTENCLR_EL0, "PMCNTENCLR_EL0" },
+	{ R_PMOVSCLR_EL0, "PMOVSCLR_EL0" },
+	{ R_PMSWINC_EL0, "PMSWINC_EL0" },
+	{ R_PMSELR_EL0, "PMSELR_EL0" },
+	{ R_PMCEID0_EL0, "PMCEID0_EL0" },
+	{ R_PMCEID1_EL0, "PMCEID1_EL0" },
+	{ R_PMCCNTR_EL0, "PMCCNTR_EL0" },
+	{ R_PMXEVTYPER_EL0, "PMXEVTYPER_EL0" },
+	{ R_PMXEVCNTR_EL0, "PMXEVCNTR_EL0" },
+	{ R_PMUSERENR_EL0, "PMUSERENR_EL0" },
+	{ R_PMOVSSET_EL0, "PMOVSSET_EL0" },
+	{ R_PMINTENSET_EL1, "PMINTENSET_EL1" },
+	{ R_PMINTENCLR_EL1, "PMINTENCLR_EL1" },
+	{ R_PMCCFILTR_EL0, "PMCCFILTR_EL0" },
+	{ R_CLUSTERPMCR_EL1, "CLUSTERPMCR_EL1" },
+	{ R_CLUSTERPMCNTENSET_EL1, "CLUSTERPMCNTENSET_EL1" },
+	{ R_CLUSTERPMCNTENCLR_EL1, "CLUSTERPMCNTENCLR_EL1" },
+	{ R_CLUSTERPMOVSSET_EL1, "CLUSTERPMOVSSET_EL1" },
+	{ R_CLUSTERPMOVSCLR_EL1, "CLUSTERPMOVSCLR_EL1" },
+	{ R_CLUSTERPMSELR_EL1, "CLUSTERPMSELR_EL1" },
+	{ R_CLUSTERPMINTENSET_EL1, "CLUSTERPMINTENSET_EL1" },
+	{ R_CLUSTERPMINTENCLR_EL1, "CLUSTERPMINTENCLR_EL1" },
+	{ R_CLUSTERPMCCNTR_EL1, "CLUSTERPMCCNTR_EL1" },
+	{ R_CLUSTERPMXEVTYPER_EL1, "CLUSTERPMXEVTYPER_EL1" },
+	{ R_CLUSTERPMXEVCNTR_EL1, "CLUSTERPMXEVCNTR_EL1" },
+	{ R_CLUSTERPMCEID0_EL1, "CLUSTERPMCEID0_EL1" },
+	{ R_CLUSTERPMCEID1_EL1, "CLUSTERPMCEID1_EL1" },
+	{ R_AMCGCR_EL0, "AMCGCR_EL0" },
+	{ R_AMCNTENCLR0_EL0, "AMCNTENCLR0_EL0" },
+	{ R_AMCNTENSET0_EL0, "AMCNTENSET0_EL0" },
+	{ R_AMCNTENCLR1_EL0, "AMCNTENCLR1_EL0" },
+	{ R_AMCNTENSET1_EL0, "AMCNTENSET1_EL0" },
+};
+
+/* Register arrays: base encoding of element 0 (n = CRm[1:0]:op2). */
+static const struct {
+	uint32_t enc0;
+	unsigned count;
+	const char *fmt;
+} reg_arrays[] = {
+	{ R_PMEVCNTR_EL0(0), 31, "PMEVCNTR%u_EL0" },
+	{ R_PMEVTYPER_EL0(0), 31, "PMEVTYPER%u_EL0" },
+	{ R_AMEVCNTR0_EL0(0), 16, "AMEVCNTR0%u_EL0" },
+	{ R_AMEVTYPER0_EL0(0), 16, "AMEVTYPER0%u_EL0" },
+	{ R_AMEVCNTR1_EL0(0), 16, "AMEVCNTR1%u_EL0" },
+	{ R_AMEVTYPER1_EL0(0), 16, "AMEVTYPER1%u_EL0" },
+};
+
 static const char *reg_name(uint32_t enc, char *buf, size_t len)
 {
-	const char *n = dpmu_sysreg_name(enc);
-	if (n)
-		return n;
+	for (size_t i = 0; i < sizeof reg_names / sizeof reg_names[0]; i++)
+		if (reg_names[i].enc == enc)
+			return reg_names[i].name;
+	for (size_t i = 0; i < sizeof reg_arrays / sizeof reg_arrays[0]; i++) {
+		/* CRm:op2 are the low bits: element n is enc0 + n. */
+		uint32_t n = enc - reg_arrays[i].enc0;
+		if (enc >= reg_arrays[i].enc0 && n < reg_arrays[i].count) {
+			snprintf(buf, len, reg_arrays[i].fmt, (unsigned)n);
+			return buf;
+		}
+	}
 	/* The generic assembler spelling for an encoding without a name. */
 	snprintf(buf, len, "S%u_%u_C%u_C%u_%u", DPMU_SYSREG_OP0(enc), DPMU_SYSREG_OP1(enc),
 		 DPMU_SYSREG_CRN(enc), DPMU_SYSREG_CRM(enc), DPMU_SYSREG_OP2(enc));

@@ -1,7 +1,7 @@
 /*
  * System-register encodings the driver uses (reference sections 1, 3, 4;
- * Arm ARM D13 / DSU TRM for CLUSTERPM*). Names for messages come from
- * dpmu_sysreg_name() in arch.h; this table only spells the encodings.
+ * Arm ARM D13 / DSU TRM for CLUSTERPM*). Only the header-only DPMU_SYSREG
+ * macro of arch.h is used: the driver layer links against nothing else.
  */
 #ifndef DPMU_DRV_REGS_H
 #define DPMU_DRV_REGS_H

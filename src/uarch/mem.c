@@ -155,7 +155,9 @@ static uint32_t l3_refill(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpm
 	CEV(cl, BUS_ACCESS_RD, c->beats);
 	uint64_t wait = dram_transfer(u, dpmu_uarch_core_ps(c), (uint64_t)1 << cl->l3.set.shift);
 	l3_install(u, c, cl, blk, false);
-	return c->mem_latency + ps_to_cycles(c, wait);
+	uint32_t w = ps_to_cycles(c, wait);
+	c->dram_wait += w;
+	return c->mem_latency + w;
 }
 
 /* ---- coherence: what a snoop does to a peer core -------------------------- */

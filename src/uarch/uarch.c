@@ -423,10 +423,13 @@ static void class_events(struct dpmu_ucore *c, const struct dpmu_insn *in)
 }
 
 /* A load or store: TLB and cache for each line it touches. Returns the
- * cycles it waits beyond an L1D hit (loads only stall; docs/events.md). */
+ * cycles a load waits beyond an L1D hit; a store's latency is hidden by
+ * the store buffer, but not a lack of DRAM bandwidth: *bw_wait is what the
+ * access waited for it (docs/events.md, "Timing"). */
 static uint32_t mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-		       bool write)
+		       bool write, uint32_t *bw_wait)
 {
+	c->dram_wait = 0;
 	uint64_t size = in->size ? in->size : 1;
 	uint64_t a = in->addr;
 	if (write) {
@@ -471,6 +474,7 @@ static uint32_t mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct 
 		if (blk == UINT64_MAX >> shift)
 			break;
 	}
+	*bw_wait = c->dram_wait;
 	if (write)
 		return 0; /* the store buffer hides store latency */
 	return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
@@ -529,6 +533,7 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 	for (size_t i = 0; i < n; i++) {
 		const struct dpmu_insn *in = &insns[i];
 		uint64_t fe = 0, be = 0;
+		uint32_t bw = 0;
 
 		uint64_t fblk = in->pc >> ishift;
 		if (fblk != c->last_fetch_blk) {
@@ -541,10 +546,13 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 
 		switch (in->kind) {
 		case DPMU_INSN_LOAD:
-			be = mem_op(u, c, in, false);
+			be = mem_op(u, c, in, false, &bw);
 			break;
 		case DPMU_INSN_STORE:
-			mem_op(u, c, in, true);
+			mem_op(u, c, in, true, &bw);
+			/* A full store buffer stalls: the wait is not overlapped. */
+			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
+			c->stall_cycles += bw;
 			break;
 		case DPMU_INSN_BRANCH:
 			fe += branch_op(c, in);

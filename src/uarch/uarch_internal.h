@@ -206,6 +206,7 @@ struct dpmu_ucore {
 	uint64_t last_fetch_blk;   /* I-side: fetch line of the previous instruction */
 	uint32_t mem_latency;      /* L3 miss to data: bus + DRAM, core cycles */
 	uint32_t beats;            /* bus beats per line */
+	uint32_t dram_wait;        /* cycles this access waited for DRAM bandwidth */
 	uint64_t last_dvpn;        /* page of the last data access + 1 (0: none) */
 
 	/* batched delivery */

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collect/platform/platform.h"
 #include "collect/ring.h"
@@ -92,6 +93,22 @@ static void ring_invalidate(struct dpmu_ring *r, uint64_t from, uint64_t to)
 	dpmu_cache_invalidate_range(&r->slots[0], (n - first) * sizeof(struct dpmu_record));
 }
 
+/* A lossless producer waiting for room: re-check at once a few times, then
+ * yield, then sleep briefly. Sleeping matters where producers outnumber
+ * cores: a producer that only yields keeps taking the CPU the collector
+ * needs to make the room it waits for. */
+static void ring_wait(unsigned waits)
+{
+	if (waits < 16)
+		return;
+	if (waits < 64) {
+		sched_yield();
+		return;
+	}
+	struct timespec ts = {0, 20000};
+	nanosleep(&ts, NULL);
+}
+
 /* Producer: make everything staged visible with one release of head. */
 static void ring_publish(struct dpmu_ring *r)
 {
@@ -132,6 +149,7 @@ int dpmu_ring_claim(struct dpmu_ring *r, struct dpmu_record **slot)
 	if (req)
 		return ring_answer(r, req);
 	uint64_t pos = pp->pos;
+	unsigned waits = 0;
 	if (pos - pp->cached_tail > r->mask) {
 		/* Full as far as we know: publish what is staged so the consumer
 		 * can make room, then look at its tail again. */
@@ -148,7 +166,7 @@ int dpmu_ring_claim(struct dpmu_ring *r, struct dpmu_record **slot)
 			req = atomic_load_explicit(&r->req.request, memory_order_relaxed);
 			if (req)
 				return ring_answer(r, req);
-			sched_yield();
+			ring_wait(++waits);
 			pp->cached_tail = atomic_load_explicit(&r->cons.tail, memory_order_acquire);
 		}
 	}

@@ -434,14 +434,14 @@ static long text_next(struct dpmu_trace_reader *r, unsigned *core, struct dpmu_e
 	size_t n = 0;
 	*core = r->core;
 	while (n < TRACE_RUN) {
-		const char *line;
-		size_t len;
+		const char *line = NULL;
+		size_t len = 0;
 		int rc = text_line(r, &line, &len, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0)
 			break;
-		unsigned c;
+		unsigned c = r->core;
 		rc = text_record(r, line, len, &r->run[n], &c, err);
 		if (rc < 0)
 			return rc;

@@ -33,7 +33,7 @@ static const struct stat_ratio ratios[] = {
 	{"L1I_CACHE_REFILL", "L1I_CACHE", 100.0, "%7.2f%% of all L1I_CACHE accesses"},
 	{"L2D_CACHE_REFILL", "L2D_CACHE", 100.0, "%7.2f%% of all L2D_CACHE accesses"},
 	{"L3D_CACHE_REFILL", "L3D_CACHE", 100.0, "%7.2f%% of all L3D_CACHE accesses"},
-	{"L3_MISS", "L3_ACCESS", 100.0, "%7.2f%% of all L3_ACCESS accesses"},
+	{"L3_MISS", "L3_ACCESS", 100.0, "%7.2f%% of all L3 accesses"},
 };
 
 struct stat_opts {

@@ -282,7 +282,7 @@ static int event_list(struct dpmu_jc *j, const json_t *obj, const char *key, boo
 				    json_array_size(v));
 	for (size_t i = 0; i < json_array_size(v); i++) {
 		size_t m = dpmu_jc_push_index(j, i);
-		uint16_t code;
+		uint16_t code = 0;
 		int rc = event_ref(j, json_array_get(v, i), c, kind, &code);
 		if (rc)
 			return rc;

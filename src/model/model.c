@@ -58,10 +58,10 @@ int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **ou
 		const struct dpmu_cluster_params *cp = &p->clusters[ci];
 		struct dpmu_cluster *cl = &m->clusters[ci];
 		if (cp->ncores == 0 || cp->ncores > DPMU_MAX_CORES_PER_CLUSTER) {
+			dpmu_err_set(err, DPMU_EINVAL, "profile '%s': cluster %u has %u cores (1 to %d)",
+				     p->name, ci, cp->ncores, DPMU_MAX_CORES_PER_CLUSTER);
 			free(m);
-			return dpmu_err_set(err, DPMU_EINVAL,
-					    "profile '%s': cluster %u has %u cores (1 to %d)",
-					    p->name, ci, cp->ncores, DPMU_MAX_CORES_PER_CLUSTER);
+			return DPMU_EINVAL;
 		}
 		cl->id = ci;
 		cl->first_core = core;
@@ -78,10 +78,11 @@ int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **ou
 			struct dpmu_core *c = &m->cores[core];
 			unsigned t = cp->core_type[k];
 			if (t >= p->n_core_types) {
+				dpmu_err_set(err, DPMU_EINVAL,
+					     "profile '%s': cluster %u core %u has core type %u of %u",
+					     p->name, ci, k, t, p->n_core_types);
 				free(m);
-				return dpmu_err_set(err, DPMU_EINVAL,
-						    "profile '%s': cluster %u core %u has core type %u of %u",
-						    p->name, ci, k, t, p->n_core_types);
+				return DPMU_EINVAL;
 			}
 			c->id = core;
 			c->cluster = ci;

@@ -318,10 +318,6 @@ static void polls_widen_32_bit_counters(void **state)
 
 int main(void)
 {
-	/* Until dpmu_driver lists dpmu_arch as a dependency, the static link
-	 * order leaves the driver's use of the register-name table
-	 * unresolved; referencing it here pulls it in. */
-	(void)dpmu_sysreg_name(0);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names_are_case_insensitive_and_canonical),
 		cmocka_unit_test(raw_codes_go_on_the_core_pmu),

@@ -10,8 +10,6 @@
 #include "commands.h"
 #include "dynpmu/frontend.h"
 
-int dpmu_cmd_trace(int argc, char **argv);
-
 static void trace_usage(FILE *out)
 {
 	fprintf(out, "usage: dynpmu trace convert IN OUT [--to text|binary]\n\n"

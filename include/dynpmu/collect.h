@@ -160,6 +160,18 @@ int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, un
 		     struct dpmu_err *err);
 void dpmu_ring_destroy(struct dpmu_ring *ring);
 
+/* A ring in caller-supplied memory, e.g. shared memory that the producer's
+ * process maps at another address: the slots follow the header inside
+ * [mem, mem + dpmu_ring_bytes_in(slots)) and the ring holds no pointer, so
+ * each process uses it through its own mapping. mem must be 64-byte
+ * aligned. The caller owns the memory: do not pass the ring to
+ * dpmu_ring_destroy. The rule's reason string is the only pointer kept
+ * (for messages in the process that created the ring). */
+size_t dpmu_ring_bytes_in(size_t slots);
+int dpmu_ring_init_in(void *mem, size_t bytes, uint32_t producer, size_t slots, unsigned batch,
+		      enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
+		      struct dpmu_ring **out, struct dpmu_err *err);
+
 /* Producer side (one thread). push stamps rec->producer and seq. Returns 0;
  * DPMU_EBUSY when a lossy ring dropped the record; DPMU_ESTATE once the
  * collector asked this producer to retire (the request has been answered and

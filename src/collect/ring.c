@@ -19,13 +19,18 @@
 #define DPMU_RING_PREFETCH 8
 #endif
 
-int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, unsigned batch,
-		     enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
-		     struct dpmu_err *err)
+/* A ring placed in caller-supplied memory (dpmu_ring_init_in) keeps its
+ * slots right after the header and leaves the pointer NULL: the memory may
+ * be mapped at a different address in the producer's process than in the
+ * consumer's, so nothing inside it may hold an address. */
+static inline struct dpmu_record *ring_slots(struct dpmu_ring *r)
 {
-	if (!out)
-		return dpmu_err_set(err, DPMU_EINVAL, "dpmu_ring_create: out is NULL");
-	*out = NULL;
+	return r->slots ? r->slots : (struct dpmu_record *)(void *)(r + 1);
+}
+
+static int ring_check(size_t slots, unsigned batch, enum dpmu_ring_mode mode,
+		      struct dpmu_err *err)
+{
 	if (slots < 2 || (slots & (slots - 1)) || slots > ((size_t)1 << 30))
 		return dpmu_err_set(err, DPMU_EINVAL,
 				    "ring of %zu slots: need a power of two in 2..2^30", slots);
@@ -35,16 +40,13 @@ int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, un
 	if (mode != DPMU_RING_LOSSLESS && mode != DPMU_RING_LOSSY)
 		return dpmu_err_set(err, DPMU_EINVAL, "ring mode %d: need lossless or lossy",
 				    (int)mode);
-	struct dpmu_ring *r = aligned_alloc(DPMU_COLLECT_LINE, sizeof *r);
-	if (!r)
-		return dpmu_err_set(err, DPMU_ENOMEM, "ring: out of memory");
-	memset(r, 0, sizeof *r);
-	r->slots = aligned_alloc(DPMU_COLLECT_LINE, slots * sizeof(struct dpmu_record));
-	if (!r->slots) {
-		free(r);
-		return dpmu_err_set(err, DPMU_ENOMEM, "ring of %zu slots: out of memory", slots);
-	}
-	memset(r->slots, 0, slots * sizeof(struct dpmu_record));
+	return 0;
+}
+
+/* The initial state of a ring whose memory is zeroed and slots placed. */
+static void ring_setup(struct dpmu_ring *r, uint32_t producer, size_t slots, unsigned batch,
+		       enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule)
+{
 	r->mask = slots - 1;
 	r->batch = batch;
 	r->mode = mode;
@@ -61,16 +63,70 @@ int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, un
 	atomic_init(&r->cons.collected, 0);
 	atomic_init(&r->cons.mismatched, 0);
 	atomic_init(&r->req.request, 0);
+}
+
+int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, unsigned batch,
+		     enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
+		     struct dpmu_err *err)
+{
+	if (!out)
+		return dpmu_err_set(err, DPMU_EINVAL, "dpmu_ring_create: out is NULL");
+	*out = NULL;
+	int rc = ring_check(slots, batch, mode, err);
+	if (rc)
+		return rc;
+	struct dpmu_ring *r = aligned_alloc(DPMU_COLLECT_LINE, sizeof *r);
+	if (!r)
+		return dpmu_err_set(err, DPMU_ENOMEM, "ring: out of memory");
+	memset(r, 0, sizeof *r);
+	r->slots = aligned_alloc(DPMU_COLLECT_LINE, slots * sizeof(struct dpmu_record));
+	if (!r->slots) {
+		free(r);
+		return dpmu_err_set(err, DPMU_ENOMEM, "ring of %zu slots: out of memory", slots);
+	}
+	memset(r->slots, 0, slots * sizeof(struct dpmu_record));
+	ring_setup(r, producer, slots, batch, mode, rule);
 	*out = r;
 	return 0;
 }
 
 void dpmu_ring_destroy(struct dpmu_ring *r)
 {
-	if (!r)
-		return;
+	if (!r || !r->slots)
+		return; /* an inline ring's memory belongs to its caller */
 	free(r->slots);
 	free(r);
+}
+
+size_t dpmu_ring_bytes_in(size_t slots)
+{
+	return sizeof(struct dpmu_ring) + slots * sizeof(struct dpmu_record);
+}
+
+int dpmu_ring_init_in(void *mem, size_t bytes, uint32_t producer, size_t slots, unsigned batch,
+		      enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
+		      struct dpmu_ring **out, struct dpmu_err *err)
+{
+	if (!mem || !out)
+		return dpmu_err_set(err, DPMU_EINVAL, "dpmu_ring_init_in: mem or out is NULL");
+	*out = NULL;
+	if ((uintptr_t)mem % DPMU_COLLECT_LINE)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "dpmu_ring_init_in: memory at %p is not %d-byte aligned", mem,
+				    DPMU_COLLECT_LINE);
+	int rc = ring_check(slots, batch, mode, err);
+	if (rc)
+		return rc;
+	if (bytes < dpmu_ring_bytes_in(slots))
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "ring of %zu slots needs %zu bytes; %zu given", slots,
+				    dpmu_ring_bytes_in(slots), bytes);
+	struct dpmu_ring *r = mem;
+	memset(r, 0, dpmu_ring_bytes_in(slots));
+	r->slots = NULL; /* inline: ring_slots() */
+	ring_setup(r, producer, slots, batch, mode, rule);
+	*out = r;
+	return 0;
 }
 
 /* Clean the slots of positions [from, to) where the writer owes it, handling
@@ -80,8 +136,8 @@ static void ring_clean(struct dpmu_ring *r, uint64_t from, uint64_t to)
 	size_t n = (size_t)(to - from), cap = (size_t)r->mask + 1;
 	size_t i = (size_t)(from & r->mask);
 	size_t first = n < cap - i ? n : cap - i;
-	dpmu_cache_flush_range(&r->slots[i], first * sizeof(struct dpmu_record));
-	dpmu_cache_flush_range(&r->slots[0], (n - first) * sizeof(struct dpmu_record));
+	dpmu_cache_flush_range(&ring_slots(r)[i], first * sizeof(struct dpmu_record));
+	dpmu_cache_flush_range(&ring_slots(r)[0], (n - first) * sizeof(struct dpmu_record));
 }
 
 static void ring_invalidate(struct dpmu_ring *r, uint64_t from, uint64_t to)
@@ -89,8 +145,8 @@ static void ring_invalidate(struct dpmu_ring *r, uint64_t from, uint64_t to)
 	size_t n = (size_t)(to - from), cap = (size_t)r->mask + 1;
 	size_t i = (size_t)(from & r->mask);
 	size_t first = n < cap - i ? n : cap - i;
-	dpmu_cache_invalidate_range(&r->slots[i], first * sizeof(struct dpmu_record));
-	dpmu_cache_invalidate_range(&r->slots[0], (n - first) * sizeof(struct dpmu_record));
+	dpmu_cache_invalidate_range(&ring_slots(r)[i], first * sizeof(struct dpmu_record));
+	dpmu_cache_invalidate_range(&ring_slots(r)[0], (n - first) * sizeof(struct dpmu_record));
 }
 
 /* A lossless producer waiting for room: re-check at once a few times, then
@@ -173,15 +229,15 @@ int dpmu_ring_claim(struct dpmu_ring *r, struct dpmu_record **slot)
 	/* Ask for ownership of a line a few slots ahead: the consumer's read of
 	 * it left a copy in its cache, and the write would otherwise stall on
 	 * that invalidation. */
-	dpmu_prefetch_write(&r->slots[(pos + DPMU_RING_PREFETCH) & r->mask]);
-	*slot = &r->slots[pos & r->mask];
+	dpmu_prefetch_write(&ring_slots(r)[(pos + DPMU_RING_PREFETCH) & r->mask]);
+	*slot = &ring_slots(r)[pos & r->mask];
 	return 0;
 }
 
 void dpmu_ring_commit(struct dpmu_ring *r)
 {
 	struct dpmu_ring_prod_priv *pp = &r->pp;
-	struct dpmu_record *s = &r->slots[pp->pos & r->mask];
+	struct dpmu_record *s = &ring_slots(r)[pp->pos & r->mask];
 	s->producer = r->producer;
 	/* The stamp is written last (seed 002: "store task_id (last)"). */
 	atomic_signal_fence(memory_order_release);
@@ -244,8 +300,8 @@ size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
 		n = max;
 	size_t k = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		__builtin_prefetch(&r->slots[(t + i + DPMU_RING_PREFETCH) & r->mask], 0);
-		out[k] = r->slots[(t + i) & r->mask];
+		__builtin_prefetch(&ring_slots(r)[(t + i + DPMU_RING_PREFETCH) & r->mask], 0);
+		out[k] = ring_slots(r)[(t + i) & r->mask];
 		if (out[k].seq == t + i + 1)
 			k++;
 		else

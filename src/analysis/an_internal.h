@@ -1,0 +1,24 @@
+/*
+ * Shared by the files of src/analysis:
+ *   table.c     the sample table, aggregation, the monitor adapter
+ *   metrics.c   the metric table and its formula evaluator
+ *   advice.c    the advice rules
+ *   report.c    perf-like table and CSV
+ *   json.c      JSON lines (jansson)
+ *   svg.c       the interval chart
+ *   modelled.c  what the simulator produces
+ */
+#ifndef DPMU_AN_INTERNAL_H
+#define DPMU_AN_INTERNAL_H
+
+#include "dynpmu/analysis.h"
+
+/* A metric value in its unit, for people: "1.23", "45.00 %", "2.10 GB/s". */
+void dpmu_an_format_value(const struct dpmu_an_metric *m, double v, char *buf, size_t cap);
+/* The running percentage of a count, 100 when it ran all the time it was
+ * enabled (or was never enabled). */
+double dpmu_an_running_pct(const struct dpmu_an_count *c);
+/* Case-insensitive edit distance (did-you-mean). */
+unsigned dpmu_an_distance(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * Real aarch64 programs on the simulated cluster (docs/frontend.md):
+ *
+ *   insn class   src/frontend/insn_class.c: what an A64 encoding is, for the
+ *                engine (struct dpmu_insn kind, branch kind, DPMU_IC_* flags)
+ *   wire format  the shared memory between dynpmu and its qemu plugin
+ *                (src/frontend/qemu/plugin.c): a header, the table of
+ *                translated blocks, their encodings, a string table, and one
+ *                lossless collector ring of 64-byte records per vCPU
+ *   backend      src/backend/qemu.c: launches qemu-aarch64 with the plugin,
+ *                drains the rings into the engine, ticks the monitor
+ */
+#ifndef DYNPMU_QEMU_H
+#define DYNPMU_QEMU_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dynpmu/backend.h"
+#include "dynpmu/error.h"
+#include "dynpmu/uarch.h"
+
+/* ---- instruction classification ------------------------------------------ */
+
+/* Whether qemu is certain to report a memory access for the instruction:
+ * the decoder treats a MUST instruction without one as not retired (its
+ * access faulted); OPTIONAL ones (store-exclusive, DC ZVA, tag stores) may
+ * legitimately have none. */
+enum dpmu_iclass_mem {
+	DPMU_ICLASS_MEM_NONE = 0,
+	DPMU_ICLASS_MEM_MUST = 1,
+	DPMU_ICLASS_MEM_OPTIONAL = 2,
+};
+
+struct dpmu_iclass {
+	uint32_t flags;   /* DPMU_IC_* */
+	uint16_t size;    /* load/store: bytes the instruction accesses */
+	uint8_t kind;     /* enum dpmu_insn_kind */
+	uint8_t br_kind;  /* enum dpmu_branch_kind (kind == DPMU_INSN_BRANCH) */
+	uint8_t mem;      /* enum dpmu_iclass_mem */
+	uint8_t noretire; /* UDF: raises an exception instead of retiring */
+};
+
+/* Classify one A64 instruction from its encoding (Arm ARM C4.1 top-level
+ * decode). Never fails: an unallocated encoding is DPMU_INSN_OTHER. */
+void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
+
+/* ---- wire format ------------------------------------------------------------ */
+
+#define DPMU_QEMU_MAGIC 0x31554d4551554d50ull /* "PMUQEMU1" */
+#define DPMU_QEMU_VERSION 1u
+#define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
+#define DPMU_QEMU_RING_SLOTS 4096u
+#define DPMU_QEMU_MAX_BLOCKS (1u << 20)   /* translated blocks in one run */
+#define DPMU_QEMU_MAX_CODE (1u << 23)     /* translated instructions in one run */
+#define DPMU_QEMU_STR_BYTES (1u << 22)    /* symbol and region names */
+
+/* A stream word (8 bytes; six per record: time and val[0..4]). Bits 63:48
+ * tag it: a user-mode guest address has them clear (48-bit VA, TBI tag
+ * already removed by qemu), so an address entry is (insn index + 1) << 48 |
+ * address. */
+#define DPMU_QEMU_TAG_SHIFT 48
+#define DPMU_QEMU_TAG_BLOCK 0xffffull     /* low 32 bits: block id */
+#define DPMU_QEMU_TAG_REGION 0xfffeull    /* bit 47: end; low 32: name offset */
+#define DPMU_QEMU_TAG_ADDR_MAX 0xfff0ull  /* index + 1 up to this */
+#define DPMU_QEMU_ADDR_MASK ((1ull << 48) - 1)
+#define DPMU_QEMU_WORDS 6u
+/* record kind: DPMU_QEMU_REC_STREAM | words << 8 */
+#define DPMU_QEMU_REC_STREAM 0x51u
+
+/* A translated block: its instructions' encodings and symbols are
+ * code[first .. first + n). ready is stored last (release). */
+struct dpmu_qemu_block {
+	uint64_t vaddr;
+	uint32_t first;
+	uint32_t n;
+	_Atomic uint32_t ready;
+	uint32_t pad;
+};
+
+struct dpmu_qemu_code {
+	uint32_t enc;
+	uint32_t sym; /* offset of the function name in the string table; 0: none */
+};
+
+/* The instruction is the load of a region marker (include/dynpmu/marker.h). */
+#define DPMU_QEMU_SYM_NONE 0u
+
+struct dpmu_qemu_shm {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t nrings;
+	uint64_t size;              /* bytes of the whole mapping */
+	uint64_t ring_off, ring_stride;
+	uint64_t block_off, code_off, str_off;
+	/* plugin side */
+	_Atomic uint32_t nblocks;   /* blocks allocated */
+	_Atomic uint32_t ncode;     /* code entries allocated */
+	_Atomic uint32_t nstr;      /* string bytes allocated (offset 0 is "") */
+	_Atomic uint32_t vcpus_seen;/* highest vCPU index + 1 */
+	_Atomic uint32_t failed;    /* the plugin hit a limit: errmsg says which */
+	uint32_t pad;
+	uint64_t start_code, end_code, entry_code;
+	char errmsg[256];
+};
+
+/* Bytes of the whole shared region. */
+uint64_t dpmu_qemu_shm_bytes(void);
+
+/* ---- backend ---------------------------------------------------------------- */
+
+enum dpmu_qemu_place {
+	DPMU_QEMU_PLACE_SPREAD = 0, /* threads across clusters and core types, in turn */
+	DPMU_QEMU_PLACE_BIG = 1,    /* the fastest core type first */
+	DPMU_QEMU_PLACE_LITTLE = 2, /* the slowest core type first */
+};
+
+struct dpmu_qemu_options {
+	const char *profile;       /* NULL: the default */
+	const char *program;       /* path, or a name looked up in PATH */
+	char *const *argv;         /* argv[0] .. NULL, passed to the guest */
+	const char *sysroot;       /* qemu -L for dynamic programs */
+	const char *cpus;          /* "0-3,6": cores guest threads may run on; NULL: all */
+	enum dpmu_qemu_place place;
+	bool by_symbol;            /* count per function */
+};
+
+/* Check the program (ELF, aarch64, its loader and libraries in the
+ * sysroot), find qemu-aarch64 and the plugin, and build model, engine and
+ * driver. The program starts in ops->run. */
+int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **out,
+		     struct dpmu_err *err);
+
+/* After a run: how the program ended (waitpid status), and the instructions
+ * each core retired. */
+int dpmu_qemu_wait_status(const struct dpmu_backend *b);
+uint64_t dpmu_qemu_insns(const struct dpmu_backend *b, unsigned core);
+
+/* The exit status dynpmu should exit with: the program's, or 128 + signal. */
+int dpmu_qemu_exit_code(const struct dpmu_backend *b);
+
+/* Parse a place policy name ("big", "little", "spread"). */
+int dpmu_qemu_place_parse(const char *s, enum dpmu_qemu_place *out, struct dpmu_err *err);
+
+/* Events to report per region and per symbol: core-PMU event codes of the
+ * first core type (as the monitor's event list holds them) with names. */
+struct dpmu_qemu_report_event {
+	const char *name;
+	int32_t code; /* core PMU event number; < 0: not countable per region */
+};
+
+/* Print the per-region (marker.h) and, with by_symbol, per-function tables;
+ * nothing when there is neither. Also what happened to the program (exit
+ * status or the signal that killed it). */
+void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
+		      unsigned nev, const char *sep, FILE *out);
+
+#endif

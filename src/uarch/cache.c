@@ -53,7 +53,15 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->tag = calloc(n, sizeof *s->tag);
 	s->state = calloc(n, sizeof *s->state);
 	s->stamp = calloc(n, sizeof *s->stamp);
-	if (!s->tag || !s->state || !s->stamp) {
+	s->mru = calloc(s->sets, sizeof *s->mru);
+	s->way_shift = is_pow2(ways) ? (int)log2u(ways) : -1;
+	s->all_ways = ways == 64 ? ~0ull : (1ull << ways) - 1;
+	uint64_t hn = 1;
+	while (hn < n)
+		hn <<= 1;
+	s->hint_mask = (uint32_t)(hn - 1);
+	s->hint = calloc(hn, sizeof *s->hint);
+	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}
@@ -65,28 +73,13 @@ void dpmu_uset_free(struct dpmu_uset *s)
 	free(s->tag);
 	free(s->state);
 	free(s->stamp);
+	free(s->mru);
+	free(s->hint);
+	s->mru = NULL;
+	s->hint = NULL;
 	s->tag = NULL;
 	s->state = NULL;
 	s->stamp = NULL;
-}
-
-void dpmu_uset_touch(struct dpmu_uset *s, int slot)
-{
-	if (s->repl == DPMU_REPL_LRU) {
-		s->stamp[slot] = ++s->clock;
-	} else if (s->repl == DPMU_REPL_PLRU) {
-		/* Bit-PLRU (MRU bits): mark the way; when every way of the set
-		 * is marked, clear all marks but this one. Works for any way
-		 * count, unlike tree PLRU. */
-		s->stamp[slot] = 1;
-		uint32_t base = (uint32_t)slot / s->ways * s->ways;
-		for (uint32_t w = 0; w < s->ways; w++)
-			if (!s->stamp[base + w])
-				return;
-		for (uint32_t w = 0; w < s->ways; w++)
-			s->stamp[base + w] = 0;
-		s->stamp[slot] = 1;
-	}
 }
 
 static uint64_t xorshift64(uint64_t *st)
@@ -107,11 +100,11 @@ int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 	switch (s->repl) {
 	case DPMU_REPL_RANDOM:
 		return (int)(base + xorshift64(&s->rng) % s->ways);
-	case DPMU_REPL_PLRU:
-		for (uint32_t w = 0; w < s->ways; w++)
-			if (!s->stamp[base + w])
-				return (int)(base + w);
-		return (int)base;
+	case DPMU_REPL_PLRU: {
+		/* The first way not recently used (the mask is never full). */
+		uint64_t free_ways = ~s->mru[base / s->ways];
+		return (int)(base + (uint32_t)__builtin_ctzll(free_ways));
+	}
 	case DPMU_REPL_LRU:
 	default: {
 		uint32_t best = base;

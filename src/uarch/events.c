@@ -27,6 +27,54 @@ uint16_t dpmu_uev_code(enum dpmu_uev e)
 	return (unsigned)e < DPMU_UEV_COUNT ? uev_table[e].code : DPMU_UEV_NONE;
 }
 
+/* Derived events: each is the sum of one or two counted ones (Arm ARM D17
+ * definitions: an access is a read or a write, a retired load is a
+ * speculated one in an engine without wrong-path execution, ...). */
+struct derive_row {
+	enum dpmu_uev ev, a, b;
+};
+
+#define D1(e, x) { DPMU_UEV_##e, DPMU_UEV_##x, DPMU_UEV_COUNT }
+#define D2(e, x, y) { DPMU_UEV_##e, DPMU_UEV_##x, DPMU_UEV_##y }
+static const struct derive_row derive_table[] = {
+	D1(INST_SPEC, INST_RETIRED),
+	D1(LD_RETIRED, LD_SPEC),
+	D1(MEM_ACCESS_RD, LD_SPEC),
+	D1(ST_RETIRED, ST_SPEC),
+	D1(MEM_ACCESS_WR, ST_SPEC),
+	D2(LDST_SPEC, LD_SPEC, ST_SPEC),
+	D2(MEM_ACCESS, LD_SPEC, ST_SPEC),
+	D2(L1D_TLB, L1D_TLB_RD, L1D_TLB_WR),
+	D2(L1D_TLB_REFILL, L1D_TLB_REFILL_RD, L1D_TLB_REFILL_WR),
+	D2(L2D_TLB, L2D_TLB_RD, L2D_TLB_WR),
+	D2(L2D_TLB_REFILL, L2D_TLB_REFILL_RD, L2D_TLB_REFILL_WR),
+	D2(L1D_CACHE, L1D_CACHE_RD, L1D_CACHE_WR),
+	D2(L1D_CACHE_REFILL, L1D_CACHE_REFILL_RD, L1D_CACHE_REFILL_WR),
+	D2(L2D_CACHE, L2D_CACHE_RD, L2D_CACHE_WR),
+	D2(L2D_CACHE_REFILL, L2D_CACHE_REFILL_RD, L2D_CACHE_REFILL_WR),
+	D2(BUS_ACCESS, BUS_ACCESS_RD, BUS_ACCESS_WR),
+	D1(BR_PRED, BR_RETIRED),
+	D1(BR_MIS_PRED_RETIRED, BR_MIS_PRED),
+	D1(PC_WRITE_SPEC, PC_WRITE_RETIRED),
+	D1(BR_IMMED_SPEC, BR_IMMED_RETIRED),
+	D1(BR_RETURN_SPEC, BR_RETURN_RETIRED),
+	D2(UNALIGNED_LDST_SPEC, UNALIGNED_LD_SPEC, UNALIGNED_ST_SPEC),
+	D2(UNALIGNED_LDST_RETIRED, UNALIGNED_LD_SPEC, UNALIGNED_ST_SPEC),
+	D2(STREX_SPEC, STREX_PASS_SPEC, STREX_FAIL_SPEC),
+	D1(LL_CACHE_RD, L3D_CACHE_RD),
+	D1(LL_CACHE_MISS_RD, L3D_CACHE_REFILL_RD),
+};
+#undef D1
+#undef D2
+
+void dpmu_uev_derive(uint64_t pend[DPMU_UEV_COUNT])
+{
+	for (size_t i = 0; i < sizeof derive_table / sizeof derive_table[0]; i++) {
+		const struct derive_row *r = &derive_table[i];
+		pend[r->ev] += pend[r->a] + (r->b < DPMU_UEV_COUNT ? pend[r->b] : 0);
+	}
+}
+
 /*
  * Cluster happenings. Each numbering gives the event name its catalog uses
  * and the number to use when no catalog is at hand: the DSU numbers from

@@ -41,7 +41,7 @@ uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c)
 {
 	__extension__ typedef unsigned __int128 u128;
 	uint64_t f = c->type->freq_hz ? c->type->freq_hz : 1;
-	return (uint64_t)((u128)c->cycles * 1000000000000ull / f);
+	return (uint64_t)((u128)dpmu_ucore_cycles(c) * 1000000000000ull / f);
 }
 
 /* ---- DRAM bandwidth ------------------------------------------------------- */
@@ -142,7 +142,6 @@ static uint32_t l3_refill(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpm
 		EV(c, L3D_CACHE_REFILL);
 		if (read) {
 			EV(c, L3D_CACHE_REFILL_RD);
-			EV(c, LL_CACHE_MISS_RD);
 		}
 	}
 	CEV(cl, L3_REFILL, 1);
@@ -196,7 +195,6 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 	if (dirty) {
 		EV(p, L2D_CACHE_WB);
 		EV(p, L2D_CACHE_WB_CLEAN);
-		EVN(p, BUS_ACCESS, p->beats);
 		EVN(p, BUS_ACCESS_WR, p->beats);
 	}
 	return dirty;
@@ -225,7 +223,6 @@ static bool peer_share(struct dpmu_ucore *p, uint64_t blk)
 	if (dirty) {
 		EV(p, L2D_CACHE_WB);
 		EV(p, L2D_CACHE_WB_CLEAN);
-		EVN(p, BUS_ACCESS, p->beats);
 		EVN(p, BUS_ACCESS_WR, p->beats);
 	}
 	return dirty;
@@ -351,7 +348,6 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 	CEV(cl, L3_ACCESS, 1);
 	if (rd) {
 		EV(c, L3D_CACHE_RD);
-		EV(c, LL_CACHE_RD);
 		CEV(cl, L3_ACCESS_RD, 1);
 	} else {
 		CEV(cl, L3_ACCESS_WR, 1);
@@ -420,7 +416,6 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 			l3_refill(u, c, cl, blk + 1, true, false);
 	}
 	/* The line crosses the core-DSU interface. */
-	EVN(c, BUS_ACCESS, c->beats);
 	EVN(c, BUS_ACCESS_RD, c->beats);
 	sf_add(u, c, cl, me, blk);
 	return lat;
@@ -448,7 +443,6 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 	if (dirty) {
 		EV(c, L2D_CACHE_WB);
 		EV(c, L2D_CACHE_WB_VICTIM);
-		EVN(c, BUS_ACCESS, c->beats);
 		EVN(c, BUS_ACCESS_WR, c->beats);
 		l3_write(u, c, cl, blk, true);
 	}
@@ -506,7 +500,6 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 {
 	struct dpmu_uset *s = &c->l2.set;
 	bool wr = req_write(r);
-	EV(c, L2D_CACHE);
 	if (wr)
 		EV(c, L2D_CACHE_WR);
 	else
@@ -530,7 +523,6 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 	if (r == REQ_CLAIM) {
 		EV(c, L2D_CACHE_ALLOCATE);
 	} else {
-		EV(c, L2D_CACHE_REFILL);
 		if (wr)
 			EV(c, L2D_CACHE_REFILL_WR);
 		else
@@ -553,7 +545,7 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 /* ---- the L1s --------------------------------------------------------------- */
 
 /* Fill an L1D slot for blk, writing back a dirty victim into the L2. */
-static void l1d_fill(struct dpmu_ucore *c, uint64_t blk, uint8_t st)
+static int l1d_fill(struct dpmu_ucore *c, uint64_t blk, uint8_t st)
 {
 	struct dpmu_uset *s = &c->l1d.set;
 	int v = dpmu_uset_victim(s, blk);
@@ -561,7 +553,6 @@ static void l1d_fill(struct dpmu_ucore *c, uint64_t blk, uint8_t st)
 		uint64_t old = s->tag[v];
 		EV(c, L1D_CACHE_WB);
 		EV(c, L1D_CACHE_WB_VICTIM);
-		EV(c, L2D_CACHE);
 		EV(c, L2D_CACHE_WR);
 		int s2 = dpmu_uset_find(&c->l2.set, old);
 		if (s2 >= 0) {
@@ -572,6 +563,7 @@ static void l1d_fill(struct dpmu_ucore *c, uint64_t blk, uint8_t st)
 	s->tag[v] = blk;
 	s->state[v] = st;
 	dpmu_uset_touch(s, v);
+	return v;
 }
 
 /* The L1D state a line gets from its L2 state. */
@@ -587,11 +579,11 @@ static void l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc
 	if (dpmu_uset_find(&c->l1d.set, pf) >= 0)
 		return;
 	/* Prefetch refills count as refills (seed 003 section 3.2). */
-	EV(c, L1D_CACHE_REFILL);
 	EV(c, L1D_CACHE_REFILL_RD);
 	uint8_t st;
 	l2_access(u, c, pc, pf, REQ_PREFETCH, &st);
 	l1d_fill(c, pf, l1_state(st, false));
+	c->l1d_mru = -1; /* the demand line may no longer be its set's MRU */
 }
 
 uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t addr,
@@ -599,17 +591,23 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 {
 	struct dpmu_uset *s = &c->l1d.set;
 	uint64_t blk = addr >> s->shift;
-	EV(c, L1D_CACHE);
 	if (write)
 		EV(c, L1D_CACHE_WR);
 	else
 		EV(c, L1D_CACHE_RD);
-	int slot = dpmu_uset_find(s, blk);
 	uint64_t pf = 0;
 	if (c->l1d.prefetch == DPMU_PREFETCH_STRIDE)
 		stride_train(&c->l1d, pc, blk, &pf);
+	/* The line of the previous access is the most recently used of its
+	 * set: found without a search, and touching it changes nothing. */
+	int slot = c->l1d_mru;
+	if (slot < 0 || s->tag[slot] != blk || !s->state[slot]) {
+		slot = dpmu_uset_find(s, blk);
+		if (slot >= 0)
+			dpmu_uset_touch(s, slot);
+	}
 	if (slot >= 0) {
-		dpmu_uset_touch(s, slot);
+		c->l1d_mru = slot;
 		if (write && s->state[slot] != DPMU_LINE_M) {
 			if (s->state[slot] == DPMU_LINE_S) {
 				/* Shared: the L2 must get ownership first. */
@@ -635,7 +633,6 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 		EV(c, L1D_CACHE_ALLOCATE);
 		lat = l2_access(u, c, pc, blk, REQ_CLAIM, &st);
 	} else {
-		EV(c, L1D_CACHE_REFILL);
 		if (write)
 			EV(c, L1D_CACHE_REFILL_WR);
 		else
@@ -648,7 +645,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 		else
 			EV(c, L1D_CACHE_REFILL_INNER);
 	}
-	l1d_fill(c, blk, l1_state(st, write));
+	c->l1d_mru = l1d_fill(c, blk, l1_state(st, write));
 	if (c->l1d.prefetch == DPMU_PREFETCH_NEXT_LINE)
 		pf = blk + 1;
 	if (pf)
@@ -670,7 +667,6 @@ uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr
 {
 	(void)u;
 	uint64_t vpn = addr >> c->page_shift;
-	EV(c, L1D_TLB);
 	if (write)
 		EV(c, L1D_TLB_WR);
 	else
@@ -685,12 +681,10 @@ uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr
 		dpmu_uset_touch(&c->dtlb, s);
 		return 0;
 	}
-	EV(c, L1D_TLB_REFILL);
 	if (write)
 		EV(c, L1D_TLB_REFILL_WR);
 	else
 		EV(c, L1D_TLB_REFILL_RD);
-	EV(c, L2D_TLB);
 	if (write)
 		EV(c, L2D_TLB_WR);
 	else
@@ -700,7 +694,6 @@ uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr
 	if (s2 >= 0) {
 		dpmu_uset_touch(&c->l2tlb, s2);
 	} else {
-		EV(c, L2D_TLB_REFILL);
 		if (write)
 			EV(c, L2D_TLB_REFILL_WR);
 		else
@@ -773,4 +766,94 @@ uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
 	}
 	/* The L1I hit latency is pipelined; only what is beyond it stalls. */
 	return extra + (lat > c->l1i.latency ? lat - c->l1i.latency : 0);
+}
+
+/* ---- load and store instructions -------------------------------------------- */
+
+/* A load or store: TLB and cache for each line it touches. Returns the
+ * cycles a load waits beyond an L1D hit; a store's latency is hidden by
+ * the store buffer, but not a lack of DRAM bandwidth: *bw_wait is what the
+ * access waited for it (docs/events.md, "Timing"). */
+uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+		     bool write, uint32_t *bw_wait)
+{
+	c->dram_wait = 0;
+	uint64_t size = in->size ? in->size : 1;
+	uint64_t a = in->addr;
+	if (write) {
+		EV(c, ST_SPEC);
+	} else {
+		EV(c, LD_SPEC);
+	}
+	/* Unaligned: not a multiple of its (power-of-two) size. */
+	if (!(size & (size - 1)) && (a & (size - 1))) {
+		if (write)
+			EV(c, UNALIGNED_ST_SPEC);
+		else
+			EV(c, UNALIGNED_LD_SPEC);
+	}
+	uint32_t shift = c->l1d.set.shift;
+	uint64_t line = 1ull << shift;
+	uint64_t end = a + size - 1;
+	if (end < a)
+		end = UINT64_MAX; /* wraps the address space: clip */
+	uint32_t worst = 0;
+	*bw_wait = 0;
+	if (!((a ^ end) >> shift)) {
+		/* The hot path: one line, in the page of the previous access,
+		 * an L1D hit that needs no change of state. Counts exactly what
+		 * dpmu_mem_dtlb and dpmu_mem_data would. */
+		struct dpmu_uset *s = &c->l1d.set;
+		uint64_t blk = a >> shift;
+		uint32_t h = s->hint[blk & s->hint_mask];
+		if ((a >> c->page_shift) + 1 == c->last_dvpn && s->tag[h] == blk && s->state[h] &&
+		    (!write || s->state[h] == DPMU_LINE_M)) {
+			if (write) {
+				EV(c, L1D_TLB_WR);
+				EV(c, L1D_CACHE_WR);
+			} else {
+				EV(c, L1D_TLB_RD);
+				EV(c, L1D_CACHE_RD);
+			}
+			if ((int)h != c->l1d_mru) {
+				dpmu_uset_touch(s, (int)h);
+				c->l1d_mru = (int)h;
+			}
+			if (c->l1d.prefetch == DPMU_PREFETCH_STRIDE) {
+				uint64_t pf;
+				stride_train(&c->l1d, in->pc, blk, &pf);
+				if (pf)
+					l1d_prefetch(u, c, in->pc, pf);
+			}
+			return 0;
+		}
+		/* The common case: one line. */
+		worst = dpmu_mem_dtlb(u, c, a, write);
+		bool full = write && !(a & (line - 1)) && size == line;
+		worst += dpmu_mem_data(u, c, in->pc, a, write, full);
+		*bw_wait = c->dram_wait;
+		if (write)
+			return 0;
+		return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
+	}
+	uint64_t last_page = UINT64_MAX;
+	for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {
+		uint64_t base = blk << shift;
+		uint64_t lo = base > a ? base : a;
+		uint32_t lat = 0;
+		if (lo >> c->page_shift != last_page) {
+			last_page = lo >> c->page_shift;
+			lat = dpmu_mem_dtlb(u, c, lo, write);
+		}
+		bool full = write && base >= a && end - base >= line - 1;
+		lat += dpmu_mem_data(u, c, in->pc, lo, write, full);
+		if (lat > worst)
+			worst = lat;
+		if (blk == UINT64_MAX >> shift)
+			break;
+	}
+	*bw_wait = c->dram_wait;
+	if (write)
+		return 0; /* the store buffer hides store latency */
+	return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
 }

@@ -82,6 +82,7 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 	c->cluster = cl;
 	c->type = t;
 	c->last_fetch_blk = UINT64_MAX;
+	c->l1d_mru = -1;
 	if (t->freq_hz == 0)
 		return dpmu_err_set(err, DPMU_EINVAL, "%s: core frequency is 0", who);
 	if (t->pipeline.issue_width == 0)
@@ -285,7 +286,7 @@ const char *dpmu_uarch_errmsg(const struct dpmu_uarch *u)
 /* DSU clock cycles that have passed for a core: its time at the DSU clock. */
 static uint64_t core_dsu_cycles(const struct dpmu_uarch *u, const struct dpmu_ucore *c)
 {
-	return muldiv(c->cycles, u->clusters[c->cluster].params->freq_hz, c->type->freq_hz);
+	return muldiv(dpmu_ucore_cycles(c), u->clusters[c->cluster].params->freq_hz, c->type->freq_hz);
 }
 
 static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
@@ -327,6 +328,7 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
+	dpmu_uev_derive(c->pend);
 	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++) {
 		uint64_t n = c->pend[e];
 		if (!n)
@@ -337,9 +339,10 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 		if (u->observer)
 			u->observer(u->observer_ctx, false, c->id, code, n);
 	}
-	uint64_t k = c->cycles - c->cycles_delivered;
+	uint64_t now = dpmu_ucore_cycles(c);
+	uint64_t k = now - c->cycles_delivered;
 	if (k) {
-		c->cycles_delivered = c->cycles;
+		c->cycles_delivered = now;
 		dpmu_model_core_cycles(u->model, c->id, k);
 		if (u->observer)
 			u->observer(u->observer_ctx, false, c->id, DPMU_EV_CPU_CYCLES, k);
@@ -401,7 +404,6 @@ static void class_events(struct dpmu_ucore *c, const struct dpmu_insn *in)
 	if (f & DPMU_IC_LDREX)
 		EV(c, LDREX_SPEC);
 	if (f & DPMU_IC_STREX) {
-		EV(c, STREX_SPEC);
 		if (f & DPMU_IC_STREX_FAIL)
 			EV(c, STREX_FAIL_SPEC);
 		else
@@ -417,67 +419,8 @@ static void class_events(struct dpmu_ucore *c, const struct dpmu_insn *in)
 			/* An exception return writes the PC (Arm ARM D17,
 			 * PC_WRITE_RETIRED). */
 			EV(c, PC_WRITE_RETIRED);
-			EV(c, PC_WRITE_SPEC);
 		}
 	}
-}
-
-/* A load or store: TLB and cache for each line it touches. Returns the
- * cycles a load waits beyond an L1D hit; a store's latency is hidden by
- * the store buffer, but not a lack of DRAM bandwidth: *bw_wait is what the
- * access waited for it (docs/events.md, "Timing"). */
-static uint32_t mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-		       bool write, uint32_t *bw_wait)
-{
-	c->dram_wait = 0;
-	uint64_t size = in->size ? in->size : 1;
-	uint64_t a = in->addr;
-	if (write) {
-		EV(c, ST_SPEC);
-		EV(c, ST_RETIRED);
-		EV(c, MEM_ACCESS_WR);
-	} else {
-		EV(c, LD_SPEC);
-		EV(c, LD_RETIRED);
-		EV(c, MEM_ACCESS_RD);
-	}
-	EV(c, LDST_SPEC);
-	EV(c, MEM_ACCESS);
-	/* Unaligned: not a multiple of its (power-of-two) size. */
-	if (!(size & (size - 1)) && (a & (size - 1))) {
-		if (write)
-			EV(c, UNALIGNED_ST_SPEC);
-		else
-			EV(c, UNALIGNED_LD_SPEC);
-		EV(c, UNALIGNED_LDST_SPEC);
-		EV(c, UNALIGNED_LDST_RETIRED);
-	}
-	uint32_t shift = c->l1d.set.shift;
-	uint64_t line = 1ull << shift;
-	uint64_t end = a + size - 1;
-	if (end < a)
-		end = UINT64_MAX; /* wraps the address space: clip */
-	uint32_t worst = 0;
-	uint64_t last_page = UINT64_MAX;
-	for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {
-		uint64_t base = blk << shift;
-		uint64_t lo = base > a ? base : a;
-		uint32_t lat = 0;
-		if (lo >> c->page_shift != last_page) {
-			last_page = lo >> c->page_shift;
-			lat = dpmu_mem_dtlb(u, c, lo, write);
-		}
-		bool full = write && base >= a && end - base >= line - 1;
-		lat += dpmu_mem_data(u, c, in->pc, lo, write, full);
-		if (lat > worst)
-			worst = lat;
-		if (blk == UINT64_MAX >> shift)
-			break;
-	}
-	*bw_wait = c->dram_wait;
-	if (write)
-		return 0; /* the store buffer hides store latency */
-	return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
 }
 
 static inline bool branch_direct(const struct dpmu_insn *in)
@@ -489,26 +432,21 @@ static inline bool branch_direct(const struct dpmu_insn *in)
 static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
 {
 	EV(c, BR_RETIRED);
-	EV(c, BR_PRED);
 	bool taken = in->br_kind != DPMU_BR_COND || in->taken;
 	if (branch_direct(in)) {
 		EV(c, BR_IMMED_RETIRED);
-		EV(c, BR_IMMED_SPEC);
 	} else {
 		EV(c, BR_INDIRECT_SPEC);
 	}
 	if (in->br_kind == DPMU_BR_RET) {
 		EV(c, BR_RETURN_RETIRED);
-		EV(c, BR_RETURN_SPEC);
 	}
 	if (taken) {
 		EV(c, PC_WRITE_RETIRED);
-		EV(c, PC_WRITE_SPEC);
 	}
 	if (!dpmu_bpred_branch(&c->bp, in))
 		return 0;
 	EV(c, BR_MIS_PRED);
-	EV(c, BR_MIS_PRED_RETIRED);
 	return c->type->pipeline.mispredict_penalty;
 }
 
@@ -541,15 +479,14 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			fe += dpmu_mem_fetch(u, c, in->pc);
 		}
 		EV(c, INST_RETIRED);
-		EV(c, INST_SPEC);
 		c->work_milli += c->cpi_milli;
 
 		switch (in->kind) {
 		case DPMU_INSN_LOAD:
-			be = mem_op(u, c, in, false, &bw);
+			be = dpmu_mem_op(u, c, in, false, &bw);
 			break;
 		case DPMU_INSN_STORE:
-			mem_op(u, c, in, true, &bw);
+			dpmu_mem_op(u, c, in, true, &bw);
 			/* A full store buffer stalls: the wait is not overlapped. */
 			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
 			c->stall_cycles += bw;
@@ -576,7 +513,6 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			c->pend[DPMU_UEV_STALL_BACKEND] += q;
 			c->stall_cycles += q;
 		}
-		c->cycles = c->work_milli / 1000 + c->stall_cycles;
 		if (++c->since_flush >= u->batch)
 			dpmu_uarch_flush_core(u, core);
 	}
@@ -584,7 +520,7 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)
 {
-	return u && core < u->ncores ? u->cores[core].cycles : 0;
+	return u && core < u->ncores ? dpmu_ucore_cycles(&u->cores[core]) : 0;
 }
 
 uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u)
@@ -592,7 +528,7 @@ uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u)
 	uint64_t t = 0;
 	for (unsigned i = 0; u && i < u->ncores; i++) {
 		const struct dpmu_ucore *c = &u->cores[i];
-		uint64_t ns = muldiv(c->cycles, 1000000000ull, c->type->freq_hz);
+		uint64_t ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz);
 		if (ns > t)
 			t = ns;
 	}

@@ -101,6 +101,11 @@ enum dpmu_cev {
 
 #define DPMU_UEV_NONE 0xffffu
 
+/* Events that are sums of others (LD_RETIRED = LD_SPEC, L1D_CACHE =
+ * L1D_CACHE_RD + L1D_CACHE_WR, ...) are not counted on the hot path but
+ * computed at delivery: adds them to pend[] from the events they sum. The
+ * engine never counts a derived event directly. */
+void dpmu_uev_derive(uint64_t pend[DPMU_UEV_COUNT]);
 const char *dpmu_uev_name(enum dpmu_uev e);
 uint16_t dpmu_uev_code(enum dpmu_uev e);
 /* Code of a cluster happening in a numbering, resolved against the cluster's
@@ -123,7 +128,12 @@ struct dpmu_uset {
 	enum dpmu_replacement repl;
 	uint64_t *tag;             /* [sets * ways]: block number */
 	uint8_t *state;            /* [sets * ways] */
-	uint64_t *stamp;           /* [sets * ways]: LRU time / PLRU MRU bit */
+	uint64_t *stamp;           /* [sets * ways]: LRU time */
+	uint64_t *mru;             /* [sets]: PLRU most-recently-used way bits */
+	int way_shift;             /* log2(ways) when ways is a power of two, else -1 */
+	uint64_t all_ways;         /* mask of every way of a set (PLRU) */
+	uint32_t *hint;            /* [hint_mask + 1]: slot a block was last seen in */
+	uint32_t hint_mask;
 	uint64_t clock;
 	uint64_t rng;              /* xorshift64 state (random replacement) */
 };
@@ -137,9 +147,14 @@ static inline uint32_t dpmu_uset_index(const struct dpmu_uset *s, uint64_t blk)
 	return s->pow2 ? (uint32_t)(blk & s->set_mask) : (uint32_t)(blk % s->sets);
 }
 
-/* Slot of block `blk` (a block number, address >> shift), or -1. */
+/* Slot of block `blk` (a block number, address >> shift), or -1. A
+ * direct-mapped hint of where each block was last touched answers most
+ * lookups without searching the set; it is checked, so never wrong. */
 static inline int dpmu_uset_find(const struct dpmu_uset *s, uint64_t blk)
 {
+	uint32_t h = s->hint[blk & s->hint_mask];
+	if (s->tag[h] == blk && s->state[h])
+		return (int)h;
 	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
 	for (uint32_t w = 0; w < s->ways; w++)
 		if (s->tag[base + w] == blk && s->state[base + w])
@@ -147,7 +162,28 @@ static inline int dpmu_uset_find(const struct dpmu_uset *s, uint64_t blk)
 	return -1;
 }
 
-void dpmu_uset_touch(struct dpmu_uset *s, int slot);
+static inline uint32_t set_of(const struct dpmu_uset *s, int slot)
+{
+	return s->way_shift >= 0 ? (uint32_t)slot >> s->way_shift : (uint32_t)slot / s->ways;
+}
+
+/* A hit or fill of `slot`: the replacement state and the hint learn it. */
+static inline void dpmu_uset_touch(struct dpmu_uset *s, int slot)
+{
+	s->hint[s->tag[slot] & s->hint_mask] = (uint32_t)slot;
+	if (s->repl == DPMU_REPL_LRU) {
+		s->stamp[slot] = ++s->clock;
+	} else if (s->repl == DPMU_REPL_PLRU) {
+		/* Bit-PLRU (MRU bits, one mask per set): mark the way; when
+		 * every way is marked, clear all marks but this one. Works for
+		 * any way count, unlike tree PLRU. */
+		uint32_t set = set_of(s, slot);
+		uint64_t bit = 1ull << ((uint32_t)slot - set * s->ways);
+		uint64_t m = s->mru[set] | bit;
+		s->mru[set] = m == s->all_ways ? bit : m;
+	}
+}
+
 /* The slot a new block of this set goes to: an invalid way, else the
  * victim the replacement policy picks. The caller evicts what is there. */
 int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk);
@@ -200,7 +236,6 @@ struct dpmu_ucore {
 	/* timing */
 	uint32_t cpi_milli;        /* max(base CPI, 1 / issue width) */
 	uint64_t work_milli;       /* fractional work cycles */
-	uint64_t cycles;           /* core clock: work + stall cycles */
 	uint64_t stall_cycles;     /* frontend + backend stall cycles */
 	uint64_t stall_rem;        /* D-side miss cycles not yet divided by MLP */
 	uint64_t last_fetch_blk;   /* I-side: fetch line of the previous instruction */
@@ -208,6 +243,7 @@ struct dpmu_ucore {
 	uint32_t beats;            /* bus beats per line */
 	uint32_t dram_wait;        /* cycles this access waited for DRAM bandwidth */
 	uint64_t last_dvpn;        /* page of the last data access + 1 (0: none) */
+	int l1d_mru;               /* L1D slot of the last data access, or -1 */
 
 	/* batched delivery */
 	uint64_t pend[DPMU_UEV_COUNT];
@@ -257,8 +293,19 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 /* Instruction fetch of the line holding `pc`; returns the cycles beyond
  * an L1I hit (ITLB and refill), which stall the front end. */
 uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc);
+/* A load or store instruction: translation and data access for each line
+ * it touches. Returns the cycles a load waits beyond an L1D hit; *bw_wait
+ * is what it waited for DRAM bandwidth (stores stall only for that). */
+uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+		     bool write, uint32_t *bw_wait);
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write);
+/* A core's clock: work cycles (whole ones) + stall cycles. */
+static inline uint64_t dpmu_ucore_cycles(const struct dpmu_ucore *c)
+{
+	return c->work_milli / 1000 + c->stall_cycles;
+}
+
 /* Simulated time of a core in picoseconds. */
 uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c);
 

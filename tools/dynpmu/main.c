@@ -14,7 +14,7 @@ static const struct dpmu_cmd commands[] = {
 	/* ---- other subcommands: one row each, keep this order ---- */
 	{ "stat", dpmu_cmd_stat, "replay a trace, print its counts like perf stat: --trace FILE [-e EV] [-A] [-x SEP]" },
 	{ "trace", dpmu_cmd_trace, "trace files: convert IN OUT [--to text|binary]" },
-	/* { "list", dpmu_cmd_list, "..." },    tools/dynpmu/list.c */
+	{ "list", dpmu_cmd_list, "events of a profile: code, PMU, implemented, simulated: [--profile P] [--json]" },
 	/* ---- end of other subcommands ---- */
 };
 

@@ -27,6 +27,23 @@ uint16_t dpmu_uev_code(enum dpmu_uev e)
 	return (unsigned)e < DPMU_UEV_COUNT ? uev_table[e].code : DPMU_UEV_NONE;
 }
 
+static const char *const iev_names[DPMU_IEV_COUNT] = {
+#define DPMU_IEV_NAME(n) #n,
+	DPMU_IEV_LIST(DPMU_IEV_NAME)
+#undef DPMU_IEV_NAME
+};
+
+void dpmu_iev_codes(const char *catalog, uint16_t codes[DPMU_IEV_COUNT])
+{
+	struct dpmu_err err;
+	const struct dpmu_event_catalog *cat =
+		catalog && catalog[0] ? dpmu_catalog_get(catalog, &err) : NULL;
+	for (unsigned e = 0; e < DPMU_IEV_COUNT; e++) {
+		const struct dpmu_event_desc *d = cat ? dpmu_catalog_find_name(cat, iev_names[e]) : NULL;
+		codes[e] = d ? d->code : DPMU_UEV_NONE;
+	}
+}
+
 /* Derived events: each is the sum of one or two counted ones (Arm ARM D17
  * definitions: an access is a read or a write, a retired load is a
  * speculated one in an engine without wrong-path execution, ...). */

@@ -17,6 +17,7 @@
 #define EV(c, name) ((c)->pend[DPMU_UEV_##name]++)
 #define EVN(c, name, n) ((c)->pend[DPMU_UEV_##name] += (n))
 #define CEV(cl, name, n) ((cl)->pend[DPMU_CEV_##name] += (n))
+#define IEV(c, name, n) ((c)->ipend[DPMU_IEV_##name] += (n))
 
 /* What an L2 request asks of the DSU. */
 enum req {
@@ -409,6 +410,8 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 		dpmu_uset_touch(&cl->l3.set, s3);
 		lat = cl->l3.latency;
 	} else {
+		if (r == REQ_PREFETCH)
+			IEV(c, L3D_CACHE_REFILL_PREFETCH, 1);
 		lat = cl->l3.latency + l3_refill(u, c, cl, blk, rd, true);
 		/* The L3's own prefetcher: the next line from memory. */
 		if (cl->l3.prefetch == DPMU_PREFETCH_NEXT_LINE &&
@@ -520,6 +523,8 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 			l2_prefetch(u, c, pc, blk, false);
 		return lat;
 	}
+	if (r == REQ_PREFETCH)
+		IEV(c, L2D_CACHE_REFILL_PREFETCH, 1);
 	if (r == REQ_CLAIM) {
 		EV(c, L2D_CACHE_ALLOCATE);
 	} else {
@@ -579,6 +584,7 @@ static void l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc
 	if (dpmu_uset_find(&c->l1d.set, pf) >= 0)
 		return;
 	/* Prefetch refills count as refills (seed 003 section 3.2). */
+	IEV(c, L1D_CACHE_REFILL_PREFETCH, 1);
 	EV(c, L1D_CACHE_REFILL_RD);
 	uint8_t st;
 	l2_access(u, c, pc, pf, REQ_PREFETCH, &st);
@@ -745,6 +751,7 @@ static void l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, ui
 uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
 {
 	uint32_t extra = itlb(c, pc);
+	c->tlb_stall = extra;
 	struct dpmu_uset *s = &c->l1i.set;
 	uint64_t blk = pc >> s->shift;
 	EV(c, L1I_CACHE);
@@ -778,6 +785,7 @@ uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dp
 		     bool write, uint32_t *bw_wait)
 {
 	c->dram_wait = 0;
+	c->tlb_stall = 0;
 	uint64_t size = in->size ? in->size : 1;
 	uint64_t a = in->addr;
 	if (write) {
@@ -829,6 +837,7 @@ uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dp
 		}
 		/* The common case: one line. */
 		worst = dpmu_mem_dtlb(u, c, a, write);
+		c->tlb_stall = worst;
 		bool full = write && !(a & (line - 1)) && size == line;
 		worst += dpmu_mem_data(u, c, in->pc, a, write, full);
 		*bw_wait = c->dram_wait;
@@ -844,6 +853,7 @@ uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dp
 		if (lo >> c->page_shift != last_page) {
 			last_page = lo >> c->page_shift;
 			lat = dpmu_mem_dtlb(u, c, lo, write);
+			c->tlb_stall += lat;
 		}
 		bool full = write && base >= a && end - base >= line - 1;
 		lat += dpmu_mem_data(u, c, in->pc, lo, write, full);

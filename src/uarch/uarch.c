@@ -110,6 +110,7 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 		return dpmu_err_set(err, rc, "%s: %s", who, msg);
 	}
 	c->page_shift = (uint32_t)__builtin_ctz(t->page_size);
+	dpmu_iev_codes(t->catalog, c->icode);
 	uint32_t w = t->pipeline.issue_width;
 	uint32_t floor_cpi = (1000 + w - 1) / w;
 	c->cpi_milli = t->pipeline.base_cpi_milli > floor_cpi ? t->pipeline.base_cpi_milli
@@ -339,6 +340,17 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 		if (u->observer)
 			u->observer(u->observer_ctx, false, c->id, code, n);
 	}
+	for (unsigned e = 0; e < DPMU_IEV_COUNT; e++) {
+		uint64_t n = c->ipend[e];
+		if (!n)
+			continue;
+		c->ipend[e] = 0;
+		if (c->icode[e] == DPMU_UEV_NONE)
+			continue;
+		dpmu_model_core_event(u->model, c->id, c->icode[e], n);
+		if (u->observer)
+			u->observer(u->observer_ctx, false, c->id, c->icode[e], n);
+	}
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	if (k) {
@@ -429,6 +441,8 @@ static inline bool branch_direct(const struct dpmu_insn *in)
 	       (in->br_kind == DPMU_BR_CALL && (!in->flags || (in->flags & DPMU_IC_IMMED)));
 }
 
+#define IEV(c, name) ((c)->ipend[DPMU_IEV_##name]++)
+
 static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
 {
 	EV(c, BR_RETIRED);
@@ -444,7 +458,24 @@ static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
 	if (taken) {
 		EV(c, PC_WRITE_RETIRED);
 	}
-	if (!dpmu_bpred_branch(&c->bp, in))
+	bool mis = dpmu_bpred_branch(&c->bp, in);
+	/* The Cortex-A55's split of predictions by kind (its catalog). */
+	if (in->br_kind == DPMU_BR_COND) {
+		IEV(c, BR_COND_PRED);
+		if (mis)
+			IEV(c, BR_COND_MIS_PRED);
+	} else if (in->br_kind == DPMU_BR_RET) {
+		IEV(c, BR_RETURN_ADDR_PRED);
+		if (mis)
+			IEV(c, BR_RETURN_ADDR_MIS_PRED);
+	} else if (!branch_direct(in)) {
+		IEV(c, BR_INDIRECT_ADDR_PRED);
+		if (mis) {
+			IEV(c, BR_INDIRECT_MIS_PRED);
+			IEV(c, BR_INDIRECT_ADDR_MIS_PRED);
+		}
+	}
+	if (!mis)
 		return 0;
 	EV(c, BR_MIS_PRED);
 	return c->type->pipeline.mispredict_penalty;
@@ -476,7 +507,10 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 		uint64_t fblk = in->pc >> ishift;
 		if (fblk != c->last_fetch_blk) {
 			c->last_fetch_blk = fblk;
-			fe += dpmu_mem_fetch(u, c, in->pc);
+			uint32_t f = dpmu_mem_fetch(u, c, in->pc);
+			c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
+			c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
+			fe += f;
 		}
 		EV(c, INST_RETIRED);
 		c->work_milli += c->cpi_milli;
@@ -489,6 +523,8 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			dpmu_mem_op(u, c, in, true, &bw);
 			/* A full store buffer stalls: the wait is not overlapped. */
 			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
+			c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
+			c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
 			c->stall_cycles += bw;
 			break;
 		case DPMU_INSN_BRANCH:
@@ -506,12 +542,20 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			c->stall_cycles += fe;
 		}
 		if (be) {
-			/* Misses overlap up to the memory-level parallelism. */
-			c->stall_rem += be;
-			uint64_t q = c->stall_rem / mlp;
-			c->stall_rem -= q * mlp;
-			c->pend[DPMU_UEV_STALL_BACKEND] += q;
-			c->stall_cycles += q;
+			/* Misses overlap up to the memory-level parallelism;
+			 * translation and cache waits are kept apart so the
+			 * split events add up exactly. */
+			uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
+			c->rem_ld_tlb += t;
+			c->rem_ld_cache += be - t;
+			uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
+			c->rem_ld_tlb -= qt * mlp;
+			c->rem_ld_cache -= qc * mlp;
+			c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
+			c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
+			c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
+			c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
+			c->stall_cycles += qt + qc;
 		}
 		if (++c->since_flush >= u->batch)
 			dpmu_uarch_flush_core(u, core);

@@ -68,6 +68,26 @@
 enum dpmu_uev { DPMU_UEV_LIST(DPMU_UEV_ENUM) DPMU_UEV_COUNT };
 #undef DPMU_UEV_ENUM
 
+/* Implementation-defined core events, found by name in the core type's
+ * catalog (their numbers differ between Cortex-A75 and Cortex-A55: 0xC0 is
+ * LF_STALL on one and L3D_CACHE_REFILL_PREFETCH on the other). */
+#define DPMU_IEV_LIST(X)                                                        \
+	X(L1D_CACHE_REFILL_PREFETCH) X(L2D_CACHE_REFILL_PREFETCH)                \
+	X(L3D_CACHE_REFILL_PREFETCH) X(BR_COND_PRED) X(BR_COND_MIS_PRED)         \
+	X(BR_INDIRECT_ADDR_PRED) X(BR_INDIRECT_MIS_PRED)                         \
+	X(BR_INDIRECT_ADDR_MIS_PRED) X(BR_RETURN_ADDR_PRED)                      \
+	X(BR_RETURN_ADDR_MIS_PRED) X(STALL_FRONTEND_CACHE) X(STALL_FRONTEND_TLB) \
+	X(STALL_BACKEND_LD) X(STALL_BACKEND_LD_CACHE) X(STALL_BACKEND_LD_TLB)    \
+	X(STALL_BACKEND_ST) X(STALL_BACKEND_ST_STB)
+
+#define DPMU_IEV_ENUM(name) DPMU_IEV_##name,
+enum dpmu_iev { DPMU_IEV_LIST(DPMU_IEV_ENUM) DPMU_IEV_COUNT };
+#undef DPMU_IEV_ENUM
+
+/* Codes of the implementation-defined events in a core catalog
+ * (DPMU_UEV_NONE where the catalog has no such event). */
+void dpmu_iev_codes(const char *catalog, uint16_t codes[DPMU_IEV_COUNT]);
+
 /* Cluster-PMU happenings, numbered per DSU numbering in events.c. */
 enum dpmu_cev {
 	DPMU_CEV_L3_ACCESS,        /* every request from a core's L2 to the L3 */
@@ -237,7 +257,6 @@ struct dpmu_ucore {
 	uint32_t cpi_milli;        /* max(base CPI, 1 / issue width) */
 	uint64_t work_milli;       /* fractional work cycles */
 	uint64_t stall_cycles;     /* frontend + backend stall cycles */
-	uint64_t stall_rem;        /* D-side miss cycles not yet divided by MLP */
 	uint64_t last_fetch_blk;   /* I-side: fetch line of the previous instruction */
 	uint32_t mem_latency;      /* L3 miss to data: bus + DRAM, core cycles */
 	uint32_t beats;            /* bus beats per line */
@@ -247,6 +266,10 @@ struct dpmu_ucore {
 
 	/* batched delivery */
 	uint64_t pend[DPMU_UEV_COUNT];
+	uint64_t ipend[DPMU_IEV_COUNT];
+	uint16_t icode[DPMU_IEV_COUNT];
+	uint32_t tlb_stall;        /* the translation part of the last access's wait */
+	uint64_t rem_ld_cache, rem_ld_tlb; /* load stall cycles not yet divided by MLP */
 	uint64_t cycles_delivered;
 	uint64_t bus_delivered;    /* BUS_CYCLES delivered (DSU clock) */
 	uint32_t since_flush;      /* instructions since the last delivery */

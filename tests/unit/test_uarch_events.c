@@ -460,6 +460,34 @@ static void time_and_bus_cycles_follow_the_clocks(void **state)
 	fx_free(f);
 }
 
+/* Implementation-defined events come from the core type's own catalog:
+ * the Cortex-A55 splits predictions and stalls by cause (BR_COND_PRED 0xC9,
+ * BR_COND_MIS_PRED 0xCC, STALL_FRONTEND_CACHE/TLB 0xE1/0xE2,
+ * STALL_BACKEND_LD/ST 0xE7/0xE8), and the splits add up to the architected
+ * totals; the Cortex-A75 numbers 0xC0-0xEF differently and gets none. */
+static void a55_split_events_add_up_to_the_totals(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	for (unsigned core = 0; core < 8; core += 4)
+		mixed(f, core, 20000, 42);
+	dpmu_uarch_flush(f->u);
+	uint64_t *a55 = f->core[4], *a75 = f->core[0];
+	uint64_t cond = 0;
+	/* mixed(): one in five instructions is a conditional branch. */
+	cond = a55[0x21];
+	assert_true(cond > 0);
+	assert_int_equal(a55[0xC9], cond);
+	assert_int_equal(a55[0xCC], a55[0x10]);
+	uint64_t pen = f->p->core_types[1].pipeline.mispredict_penalty;
+	assert_int_equal(a55[0xE1] + a55[0xE2] + pen * a55[0x10], a55[STALL_FRONTEND]);
+	assert_int_equal(a55[0xE7] + a55[0xE8], a55[STALL_BACKEND]);
+	assert_int_equal(a55[0xE9] + a55[0xEA], a55[0xE7]);
+	for (unsigned code = 0xC0; code <= 0xEF; code++)
+		assert_int_equal(a75[code], 0);
+	fx_free(f);
+}
+
 /* Bad input gets a clear message, never a crash. */
 static void bad_input_is_refused_with_a_message(void **state)
 {
@@ -528,6 +556,7 @@ int main(void)
 		cmocka_unit_test(reads_after_flush_are_exact),
 		cmocka_unit_test(same_input_gives_same_counts),
 		cmocka_unit_test(time_and_bus_cycles_follow_the_clocks),
+		cmocka_unit_test(a55_split_events_add_up_to_the_totals),
 		cmocka_unit_test(bad_input_is_refused_with_a_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -225,8 +225,12 @@ static void syntax(struct expr *x, const char *what)
 
 static double variable(struct expr *x, const char *name, bool *found)
 {
-	*found = true;
-	if (!x->u)
+	static const char *const vars[] = {"time", "freq", "const_freq", "ref_freq", "line",
+					   "bus_width"};
+	*found = false;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		*found = *found || strcmp(name, vars[i]) == 0;
+	if (!*found || !x->u)
 		return 1.0;
 	double v = 0;
 	const char *what = NULL;
@@ -248,9 +252,6 @@ static double variable(struct expr *x, const char *name, bool *found)
 	} else if (strcmp(name, "bus_width") == 0) {
 		v = (double)x->u->bus_bytes;
 		what = "the bus width";
-	} else {
-		*found = false;
-		return 0;
 	}
 	if (v == 0)
 		not_available(x, "%s is not known for %s", what, x->u->name);

@@ -91,12 +91,32 @@ static uint64_t xorshift64(uint64_t *st)
 	return *st = x;
 }
 
+/* Index of the first zero byte of p[0..n), or -1: eight at a time with
+ * the has-zero-byte trick (the lowest flagged byte is the first zero). */
+static int first_zero_byte(const uint8_t *p, uint32_t n)
+{
+	uint32_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+		memcpy(&v, p + i, 8);
+		uint64_t z = (v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull;
+		if (z)
+			return (int)(i + ((uint32_t)__builtin_ctzll(z) >> 3));
+	}
+#endif
+	for (; i < n; i++)
+		if (!p[i])
+			return (int)i;
+	return -1;
+}
+
 int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 {
 	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
-	for (uint32_t w = 0; w < s->ways; w++)
-		if (!s->state[base + w])
-			return (int)(base + w);
+	int inv = first_zero_byte(s->state + base, s->ways);
+	if (inv >= 0)
+		return (int)base + inv;
 	switch (s->repl) {
 	case DPMU_REPL_RANDOM:
 		return (int)(base + xorshift64(&s->rng) % s->ways);

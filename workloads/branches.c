@@ -29,10 +29,17 @@ static const struct dpmu_wl_variant variants[] = {
 	{"branchless", "sum += x & -(x >= 128): the same sum with no data branch"},
 };
 
-/* noipa, not just noinline: GCC would otherwise prove branchless pure and
- * run it once for all REPS identical calls. */
-__attribute__((noipa)) uint64_t dpmu_branches_branchy(const uint8_t *d, size_t n);
-__attribute__((noipa)) uint64_t dpmu_branches_branchless(const uint8_t *d, size_t n);
+/* Out of line and opaque: GCC would otherwise prove branchless pure and run
+ * it once for all REPS identical calls (clang has no noipa; the memory
+ * barrier between the passes in main stops it there). */
+#if defined(__clang__)
+#define DPMU_BRANCHES_OPAQUE __attribute__((noinline))
+#else
+#define DPMU_BRANCHES_OPAQUE __attribute__((noipa))
+#endif
+
+DPMU_BRANCHES_OPAQUE uint64_t dpmu_branches_branchy(const uint8_t *d, size_t n);
+DPMU_BRANCHES_OPAQUE uint64_t dpmu_branches_branchless(const uint8_t *d, size_t n);
 
 uint64_t dpmu_branches_branchy(const uint8_t *d, size_t n)
 {
@@ -77,13 +84,17 @@ int main(int argc, char **argv)
 	uint64_t h = 0;
 	if (v == 0) {
 		DPMU_REGION_BEGIN("branches_branchy");
-		for (uint64_t k = 0; k < reps; k++)
+		for (uint64_t k = 0; k < reps; k++) {
 			h = dpmu_wl_mix(h, dpmu_branches_branchy(d, n));
+			__asm__ __volatile__("" : : : "memory");
+		}
 		DPMU_REGION_END("branches_branchy");
 	} else {
 		DPMU_REGION_BEGIN("branches_branchless");
-		for (uint64_t k = 0; k < reps; k++)
+		for (uint64_t k = 0; k < reps; k++) {
 			h = dpmu_wl_mix(h, dpmu_branches_branchless(d, n));
+			__asm__ __volatile__("" : : : "memory");
+		}
 		DPMU_REGION_END("branches_branchless");
 	}
 	dpmu_wl_report("branches", variants[v].name, n, h);

@@ -15,6 +15,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -127,6 +128,13 @@ struct dpmu_qemu_options {
 	bool by_symbol;            /* count per function */
 };
 
+/* Check that `program` is something the simulated cluster can run: find it
+ * (PATH when it has no '/'), an ELF file, for aarch64, and if dynamic, its
+ * loader (PT_INTERP) and libraries (DT_NEEDED) present under sysroot. The
+ * path found goes to resolved. Messages name the program and say what to do. */
+int dpmu_qemu_check_program(const char *program, const char *sysroot, char *resolved,
+			    size_t cap, struct dpmu_err *err);
+
 /* Check the program (ELF, aarch64, its loader and libraries in the
  * sysroot), find qemu-aarch64 and the plugin, and build model, engine and
  * driver. The program starts in ops->run. */
@@ -150,6 +158,11 @@ struct dpmu_qemu_report_event {
 	const char *name;
 	int32_t code; /* core PMU event number; < 0: not countable per region */
 };
+
+/* Before the run: the events regions count (they are gathered while the
+ * program runs). */
+int dpmu_qemu_set_region_events(struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
+				unsigned nev, struct dpmu_err *err);
 
 /* Print the per-region (marker.h) and, with by_symbol, per-function tables;
  * nothing when there is neither. Also what happened to the program (exit

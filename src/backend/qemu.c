@@ -1,0 +1,1111 @@
+/*
+ * The qemu backend: a real aarch64 program under qemu-aarch64 with dynpmu's
+ * plugin, its instruction stream fed through the engine into the model,
+ * the monitor ticking as in the simulation backend (sim.c).
+ *
+ * dynpmu creates one shared region (a memfd, docs/frontend.md "Data
+ * flow"), lays out one lossless collector ring per vCPU in it
+ * (dpmu_ring_init_in) and hands its descriptor to the plugin. The plugin
+ * produces; this file consumes: it decodes each vCPU's words into retired
+ * instructions (classified once per translated instruction), takes branch
+ * outcomes from the next block's address, and retires them on the core the
+ * placement policy gave that vCPU. The run ends when qemu has exited and
+ * every ring is drained; qemu dies with dynpmu (PR_SET_PDEATHSIG), so a
+ * full ring never leaves a guest waiting for nobody.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dynpmu/backend.h"
+#include "dynpmu/collect.h"
+#include "dynpmu/model.h"
+#include "dynpmu/qemu.h"
+#include "dynpmu/regio_model.h"
+#include "dynpmu/uarch.h"
+
+#define REGION_MAX 64u
+#define REGION_DEPTH 16u
+#define NEV_MAX 64u
+
+/* One named region's totals (marker.h), summed over its entries. */
+struct region {
+	uint32_t name;              /* string-table offset */
+	uint64_t entries;
+	uint64_t insns;
+	uint64_t ev[NEV_MAX];
+};
+
+/* One function's totals (--by-symbol). */
+struct symstat {
+	uint32_t name; /* 0: unknown */
+	uint64_t insns, loads, stores, branches, cycles;
+};
+
+/* What a vCPU's stream decoder holds between words. */
+struct vstream {
+	unsigned core;
+	bool open;          /* a block entry is pending its addresses */
+	uint32_t bid;
+	uint32_t gen;
+	uint32_t *have;     /* have[i] == gen: address of insn i seen */
+	uint64_t *addr;
+	uint32_t cap;
+	struct {
+		uint32_t idx, name;
+		bool end;
+	} rev[32];
+	unsigned nrev;
+	unsigned depth;     /* regions open on this stream */
+	uint32_t stack[REGION_DEPTH];
+	uint64_t insns;
+};
+
+struct qemu_be {
+	struct dpmu_backend b; /* first: the monitor's view */
+	struct dpmu_profile *profile;
+	struct dpmu_model *model;
+	struct dpmu_uarch *uarch;
+	struct dpmu_regio_model rm;
+	char program[4096];
+	char qemu[4096];
+	char plugin[4096];
+	char sysroot[4096];
+	char *const *argv;
+	bool by_symbol;
+	unsigned place[DPMU_MAX_CORES]; /* vCPU i runs on place[i % nplace] */
+	unsigned nplace;
+
+	/* shared region */
+	int fd;
+	void *shm_base;
+	struct dpmu_qemu_shm *shm;
+	const struct dpmu_qemu_block *blocks;
+	const struct dpmu_qemu_code *code;
+	const char *str;
+
+	/* decoder state */
+	struct dpmu_insn *tmpl;  /* per code entry, once classified */
+	uint8_t *tmem;           /* per code entry: mem class | noretire << 2 | done << 3 */
+	struct dpmu_insn *ibuf;
+	size_t ibuf_cap;
+	struct vstream vs[DPMU_QEMU_MAX_VCPUS];
+	uint64_t per_core[DPMU_MAX_CORES];
+	uint64_t total;
+	uint64_t since_tick;
+
+	/* regions: per core, the regions the vCPU retiring there has open */
+	struct region region[REGION_MAX];
+	unsigned nregion;
+	unsigned core_depth[DPMU_MAX_CORES];
+	uint32_t core_stack[DPMU_MAX_CORES][REGION_DEPTH];
+	int16_t *evmap;          /* event code -> report column; -1: none */
+	unsigned nev;
+
+	struct symstat *sym;
+	size_t nsym, symcap;
+
+	/* run */
+	pid_t pid;
+	int status;
+	bool exited;
+	dpmu_backend_tick_fn tick;
+	void *tick_ctx;
+	uint64_t interval;
+	struct dpmu_err *run_err;
+	int run_rc;
+};
+
+/* ---- layout of the shared region ------------------------------------------------ */
+
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+
+static void layout(struct dpmu_qemu_shm *h)
+{
+	uint64_t off = ALIGN_UP(sizeof *h, 4096);
+	h->ring_off = off;
+	h->ring_stride = ALIGN_UP(dpmu_ring_bytes_in(DPMU_QEMU_RING_SLOTS), 4096);
+	off += h->ring_stride * DPMU_QEMU_MAX_VCPUS;
+	h->block_off = off;
+	off += ALIGN_UP((uint64_t)DPMU_QEMU_MAX_BLOCKS * sizeof(struct dpmu_qemu_block), 4096);
+	h->code_off = off;
+	off += ALIGN_UP((uint64_t)DPMU_QEMU_MAX_CODE * sizeof(struct dpmu_qemu_code), 4096);
+	h->str_off = off;
+	off += DPMU_QEMU_STR_BYTES;
+	h->size = off;
+}
+
+uint64_t dpmu_qemu_shm_bytes(void)
+{
+	struct dpmu_qemu_shm h;
+	memset(&h, 0, sizeof h);
+	layout(&h);
+	return h.size;
+}
+
+static int shm_create(struct qemu_be *q, struct dpmu_err *err)
+{
+	uint64_t bytes = dpmu_qemu_shm_bytes();
+	q->fd = memfd_create("dynpmu-qemu", 0); /* no CLOEXEC: qemu inherits it */
+	if (q->fd < 0)
+		return dpmu_err_set(err, DPMU_EIO, "cannot create the shared region: %s",
+				    strerror(errno));
+	if (ftruncate(q->fd, (off_t)bytes) != 0)
+		return dpmu_err_set(err, DPMU_EIO, "cannot size the shared region (%llu bytes): %s",
+				    (unsigned long long)bytes, strerror(errno));
+	q->shm_base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, q->fd, 0);
+	if (q->shm_base == MAP_FAILED) {
+		q->shm_base = NULL;
+		return dpmu_err_set(err, DPMU_EIO, "cannot map the shared region: %s",
+				    strerror(errno));
+	}
+	struct dpmu_qemu_shm *h = q->shm_base;
+	layout(h);
+	h->magic = DPMU_QEMU_MAGIC;
+	h->version = DPMU_QEMU_VERSION;
+	h->nrings = DPMU_QEMU_MAX_VCPUS;
+	atomic_store(&h->nstr, 1u); /* offset 0 is the empty name */
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
+		struct dpmu_ring *r;
+		int rc = dpmu_ring_init_in((char *)q->shm_base + h->ring_off + i * h->ring_stride,
+					   h->ring_stride, i, DPMU_QEMU_RING_SLOTS, 8,
+					   DPMU_RING_LOSSLESS, NULL, &r, err);
+		if (rc)
+			return rc;
+	}
+	q->shm = h;
+	q->blocks = (const struct dpmu_qemu_block *)((char *)q->shm_base + h->block_off);
+	q->code = (const struct dpmu_qemu_code *)((char *)q->shm_base + h->code_off);
+	q->str = (const char *)q->shm_base + h->str_off;
+	return 0;
+}
+
+static struct dpmu_ring *ring_of(struct qemu_be *q, unsigned i)
+{
+	return (struct dpmu_ring *)((char *)q->shm_base + q->shm->ring_off + i * q->shm->ring_stride);
+}
+
+static const char *name_at(const struct qemu_be *q, uint32_t off)
+{
+	if (!q->shm || off == 0 || off >= DPMU_QEMU_STR_BYTES)
+		return NULL;
+	return q->str + off;
+}
+
+/* ---- regions and symbols ------------------------------------------------------- */
+
+static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uint64_t n)
+{
+	struct qemu_be *q = ctx;
+	if (cluster || index >= DPMU_MAX_CORES || !q->core_depth[index] || !q->evmap)
+		return;
+	int col = q->evmap[event];
+	if (col < 0)
+		return;
+	/* inclusive: every region open on the core counts the event */
+	for (unsigned d = 0; d < q->core_depth[index]; d++)
+		q->region[q->core_stack[index][d]].ev[col] += n;
+}
+
+static int region_index(struct qemu_be *q, uint32_t name)
+{
+	for (unsigned i = 0; i < q->nregion; i++)
+		if (q->region[i].name == name)
+			return (int)i;
+	if (q->nregion == REGION_MAX)
+		return -1;
+	q->region[q->nregion].name = name;
+	return (int)q->nregion++;
+}
+
+/* A marker took effect on `v` (after its load retired): deliver what the
+ * core holds so far to the regions open until now, then open or close. */
+static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, bool end)
+{
+	dpmu_uarch_flush_core(q->uarch, v->core);
+	int r = region_index(q, name);
+	if (r < 0)
+		return;
+	if (!end) {
+		if (v->depth < REGION_DEPTH) {
+			v->stack[v->depth++] = (uint32_t)r;
+			q->region[r].entries++;
+		}
+	} else {
+		/* close the innermost open region of that name */
+		for (unsigned d = v->depth; d-- > 0;) {
+			if (v->stack[d] == (uint32_t)r) {
+				memmove(&v->stack[d], &v->stack[d + 1],
+					(v->depth - d - 1) * sizeof v->stack[0]);
+				v->depth--;
+				break;
+			}
+		}
+	}
+	q->core_depth[v->core] = v->depth;
+	memcpy(q->core_stack[v->core], v->stack, v->depth * sizeof v->stack[0]);
+}
+
+static struct symstat *sym_get(struct qemu_be *q, uint32_t name)
+{
+	/* open addressing on the string offset */
+	if (q->nsym * 2 >= q->symcap) {
+		size_t ncap = q->symcap ? q->symcap * 2 : 1024;
+		struct symstat *n = calloc(ncap, sizeof *n);
+		if (!n)
+			return NULL;
+		for (size_t i = 0; i < q->symcap; i++) {
+			if (!q->sym[i].insns && !q->sym[i].name)
+				continue;
+			size_t j = (q->sym[i].name * 2654435761u) & (ncap - 1);
+			while (n[j].insns || n[j].name)
+				j = (j + 1) & (ncap - 1);
+			n[j] = q->sym[i];
+		}
+		free(q->sym);
+		q->sym = n;
+		q->symcap = ncap;
+	}
+	size_t j = (name * 2654435761u) & (q->symcap - 1);
+	while (q->sym[j].insns || q->sym[j].name) {
+		if (q->sym[j].name == name)
+			return &q->sym[j];
+		j = (j + 1) & (q->symcap - 1);
+	}
+	q->sym[j].name = name;
+	q->nsym++;
+	return &q->sym[j];
+}
+
+/* ---- decoding ------------------------------------------------------------------ */
+
+static int tick_now(struct qemu_be *q);
+
+static void retire(struct qemu_be *q, struct vstream *v, const struct dpmu_insn *in, size_t n,
+		   uint32_t first_code)
+{
+	if (!n)
+		return;
+	if (!q->by_symbol) {
+		dpmu_uarch_retire(q->uarch, v->core, in, n);
+	} else {
+		/* runs of one function, so cycles go to the function they ran in */
+		size_t s = 0;
+		while (s < n) {
+			uint32_t sym = q->code[first_code + s].sym;
+			size_t e = s + 1;
+			while (e < n && q->code[first_code + e].sym == sym)
+				e++;
+			uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
+			dpmu_uarch_retire(q->uarch, v->core, in + s, e - s);
+			struct symstat *st = sym_get(q, sym);
+			if (st) {
+				st->cycles += dpmu_uarch_core_cycles(q->uarch, v->core) - c0;
+				st->insns += e - s;
+				for (size_t i = s; i < e; i++) {
+					st->loads += in[i].kind == DPMU_INSN_LOAD;
+					st->stores += in[i].kind == DPMU_INSN_STORE;
+					st->branches += in[i].kind == DPMU_INSN_BRANCH;
+				}
+			}
+			s = e;
+		}
+	}
+	v->insns += n;
+	q->per_core[v->core] += n;
+	q->total += n;
+	for (unsigned d = 0; d < v->depth; d++)
+		q->region[v->stack[d]].insns += n;
+	q->since_tick += n;
+}
+
+static const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
+{
+	if (bid >= DPMU_QEMU_MAX_BLOCKS)
+		return NULL;
+	const struct dpmu_qemu_block *b = &q->blocks[bid];
+	/* Translation happens before execution, so the entry is normally
+	 * ready; wait a little for a block described by another thread. */
+	for (int spin = 0; !atomic_load_explicit(&b->ready, memory_order_acquire); spin++) {
+		if (spin > 200000)
+			return NULL;
+		struct timespec ts = {0, 10000};
+		nanosleep(&ts, NULL);
+	}
+	if ((uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
+		return NULL;
+	return b;
+}
+
+static void classify_block(struct qemu_be *q, const struct dpmu_qemu_block *b)
+{
+	for (uint32_t i = 0; i < b->n; i++) {
+		uint32_t k = b->first + i;
+		if (q->tmem[k] & 8)
+			continue;
+		struct dpmu_iclass c;
+		dpmu_iclass_decode(q->code[k].enc, &c);
+		struct dpmu_insn *t = &q->tmpl[k];
+		memset(t, 0, sizeof *t);
+		t->pc = b->vaddr + 4ull * i;
+		t->flags = c.flags;
+		t->size = c.size;
+		t->kind = c.kind;
+		t->br_kind = c.br_kind;
+		t->isize = 4;
+		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2 | 8);
+	}
+}
+
+/* The block v has open ends; next_pc is where execution went next
+ * (0: unknown, the stream ended). */
+static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
+{
+	if (!v->open)
+		return;
+	v->open = false;
+	const struct dpmu_qemu_block *b = block_get(q, v->bid);
+	if (!b) {
+		dpmu_err_set(q->run_err, DPMU_EIO,
+			     "qemu plugin: block %u was never described (the shared region is "
+			     "inconsistent)",
+			     v->bid);
+		q->run_rc = DPMU_EIO;
+		return;
+	}
+	classify_block(q, b);
+	if (q->ibuf_cap < b->n) {
+		free(q->ibuf);
+		q->ibuf_cap = b->n < 1024 ? 1024 : b->n;
+		q->ibuf = malloc(q->ibuf_cap * sizeof *q->ibuf);
+		if (!q->ibuf) {
+			q->ibuf_cap = 0;
+			q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
+			return;
+		}
+	}
+	uint32_t n = 0;
+	for (; n < b->n; n++) {
+		uint32_t k = b->first + n;
+		uint8_t m = q->tmem[k];
+		bool seen = n < v->cap && v->have[n] == v->gen;
+		/* An instruction qemu must have accessed memory for but did not
+		 * faulted, and so did the block's rest: it did not retire. */
+		if (((m & 3) == DPMU_ICLASS_MEM_MUST && !seen) || (m & 4))
+			break;
+		struct dpmu_insn *in = &q->ibuf[n];
+		*in = q->tmpl[k];
+		if ((m & 3) != DPMU_ICLASS_MEM_NONE) {
+			in->addr = seen ? v->addr[n] : 0;
+			if (!seen && (in->flags & DPMU_IC_STREX))
+				in->flags |= DPMU_IC_STREX_FAIL; /* made no access */
+		}
+	}
+	if (n == b->n && n > 0) {
+		struct dpmu_insn *last = &q->ibuf[n - 1];
+		if (last->kind == DPMU_INSN_BRANCH) {
+			uint64_t fall = last->pc + 4;
+			uint64_t to = next_pc ? next_pc : fall;
+			last->taken = to != fall || last->br_kind != DPMU_BR_COND;
+			last->addr = to;
+		}
+	}
+	/* retire, opening and closing regions after their marker loads */
+	uint32_t done = 0;
+	for (unsigned r = 0; r < v->nrev; r++) {
+		uint32_t upto = v->rev[r].idx + 1;
+		if (upto > n)
+			break;
+		retire(q, v, q->ibuf + done, upto - done, b->first + done);
+		done = upto;
+		region_mark(q, v, v->rev[r].name, v->rev[r].end);
+	}
+	retire(q, v, q->ibuf + done, n - done, b->first + done);
+	v->nrev = 0;
+}
+
+static int grow_stream(struct vstream *v, uint32_t need)
+{
+	if (need <= v->cap)
+		return 0;
+	uint32_t ncap = need < 1024 ? 1024 : need;
+	uint32_t *h = calloc(ncap, sizeof *h);
+	uint64_t *a = calloc(ncap, sizeof *a);
+	if (!h || !a) {
+		free(h);
+		free(a);
+		return -1;
+	}
+	free(v->have);
+	free(v->addr);
+	v->have = h;
+	v->addr = a;
+	v->cap = ncap;
+	v->gen = 1;
+	return 0;
+}
+
+static void word(struct qemu_be *q, struct vstream *v, uint64_t w)
+{
+	uint64_t tag = w >> DPMU_QEMU_TAG_SHIFT;
+	if (tag == DPMU_QEMU_TAG_BLOCK) {
+		uint32_t bid = (uint32_t)w;
+		const struct dpmu_qemu_block *b = block_get(q, bid);
+		finish_block(q, v, b ? b->vaddr : 0);
+		if (!b) {
+			q->run_rc = dpmu_err_set(q->run_err, DPMU_EIO,
+						 "qemu plugin: block %u was never described", bid);
+			return;
+		}
+		if (grow_stream(v, b->n)) {
+			q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
+			return;
+		}
+		if (++v->gen == 0) {
+			memset(v->have, 0, v->cap * sizeof *v->have);
+			v->gen = 1;
+		}
+		v->bid = bid;
+		v->open = true;
+		v->nrev = 0;
+		return;
+	}
+	if (!v->open)
+		return;
+	if (tag == DPMU_QEMU_TAG_REGION) {
+		/* belongs to the address entry just before it */
+		if (v->nrev < sizeof v->rev / sizeof v->rev[0]) {
+			uint32_t last = UINT32_MAX;
+			for (uint32_t i = 0; i < v->cap; i++)
+				if (v->have[i] == v->gen)
+					last = i;
+			if (last != UINT32_MAX) {
+				v->rev[v->nrev].idx = last;
+				v->rev[v->nrev].name = (uint32_t)w;
+				v->rev[v->nrev].end = (w >> 47) & 1;
+				v->nrev++;
+			}
+		}
+		return;
+	}
+	if (tag >= 1 && tag <= DPMU_QEMU_TAG_ADDR_MAX) {
+		uint32_t idx = (uint32_t)tag - 1;
+		if (idx < v->cap && v->have[idx] != v->gen) {
+			v->have[idx] = v->gen;
+			v->addr[idx] = w & DPMU_QEMU_ADDR_MASK;
+		}
+	}
+}
+
+/* Drain what every ring holds; returns the records taken. */
+static size_t drain(struct qemu_be *q)
+{
+	struct dpmu_record recs[64];
+	size_t total = 0;
+	unsigned nv = atomic_load(&q->shm->vcpus_seen);
+	if (nv > DPMU_QEMU_MAX_VCPUS)
+		nv = DPMU_QEMU_MAX_VCPUS;
+	if (nv == 0)
+		nv = 1;
+	for (unsigned i = 0; i < nv && !q->run_rc; i++) {
+		struct vstream *v = &q->vs[i];
+		size_t got = dpmu_ring_pop(ring_of(q, i), recs, 64);
+		for (size_t r = 0; r < got; r++) {
+			if ((recs[r].kind & 0xff) != DPMU_QEMU_REC_STREAM)
+				continue;
+			unsigned nw = (recs[r].kind >> 8) & 0xff;
+			if (nw > DPMU_QEMU_WORDS)
+				nw = DPMU_QEMU_WORDS;
+			if (nw >= 1)
+				word(q, v, recs[r].time);
+			for (unsigned k = 1; k < nw; k++)
+				word(q, v, recs[r].val[k - 1]);
+		}
+		total += got;
+	}
+	if (q->tick && q->interval && q->since_tick >= q->interval && !q->run_rc)
+		q->run_rc = tick_now(q);
+	return total;
+}
+
+/* ---- running ------------------------------------------------------------------- */
+
+static int set_el(struct qemu_be *q, unsigned el, struct dpmu_err *err)
+{
+	dpmu_uarch_flush(q->uarch);
+	unsigned n = dpmu_model_ncores(q->model);
+	for (unsigned c = 0; c < n && c < 64; c++) {
+		if (!(q->b.cores >> c & 1))
+			continue;
+		int rc = dpmu_model_set_el(q->model, c, el, DPMU_NONSECURE, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int tick_now(struct qemu_be *q)
+{
+	q->since_tick = 0;
+	int rc = set_el(q, 1, q->run_err);
+	if (!rc)
+		rc = q->tick(q->tick_ctx, dpmu_uarch_time_ns(q->uarch), q->run_err);
+	if (!rc)
+		rc = set_el(q, 0, q->run_err);
+	return rc;
+}
+
+static void flush_engine(void *ctx)
+{
+	dpmu_uarch_flush(ctx);
+}
+
+static int spawn(struct qemu_be *q, struct dpmu_err *err)
+{
+	size_t argc = 0;
+	while (q->argv && q->argv[argc])
+		argc++;
+	char **args = calloc(argc + 8, sizeof *args);
+	if (!args)
+		return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
+	char plug[4200];
+	snprintf(plug, sizeof plug, "%s,fd=%d", q->plugin, q->fd);
+	size_t k = 0;
+	args[k++] = q->qemu;
+	if (q->sysroot[0]) {
+		args[k++] = "-L";
+		args[k++] = q->sysroot;
+	}
+	args[k++] = "-plugin";
+	args[k++] = plug;
+	args[k++] = q->program;
+	for (size_t i = 1; i < argc; i++)
+		args[k++] = q->argv[i];
+	args[k] = NULL;
+	fflush(NULL);
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) {
+		free(args);
+		return dpmu_err_set(err, DPMU_EIO, "cannot start qemu-aarch64: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		/* qemu never outlives dynpmu: a guest waiting on a full ring would
+		 * otherwise wait forever. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		execv(q->qemu, args);
+		fprintf(stderr, "dynpmu: cannot run %s: %s\n", q->qemu, strerror(errno));
+		_exit(127);
+	}
+	free(args);
+	q->pid = pid;
+	return 0;
+}
+
+static int qemu_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_fn tick,
+		    void *ctx, struct dpmu_err *err)
+{
+	struct qemu_be *q = (struct qemu_be *)b;
+	if (q->pid)
+		return dpmu_err_set(err, DPMU_ESTATE, "the program has already run");
+	int rc = shm_create(q, err);
+	if (rc)
+		return rc;
+	q->tick = tick;
+	q->tick_ctx = ctx;
+	q->interval = interval;
+	q->run_err = err;
+	q->run_rc = 0;
+	rc = set_el(q, 0, err);
+	if (!rc)
+		rc = spawn(q, err);
+	if (rc)
+		return rc;
+	/* Consume until qemu has exited and the rings are empty. */
+	unsigned idle = 0;
+	while (!q->run_rc) {
+		if (drain(q)) {
+			idle = 0;
+			continue;
+		}
+		if (!q->exited) {
+			int st;
+			pid_t w = waitpid(q->pid, &st, WNOHANG);
+			if (w == q->pid) {
+				q->exited = true;
+				q->status = st;
+				continue; /* drain once more: qemu published before it went */
+			}
+			struct timespec ts = {0, idle < 100 ? 20000 : 200000};
+			nanosleep(&ts, NULL);
+			idle++;
+			continue;
+		}
+		break;
+	}
+	if (q->run_rc) {
+		/* a decoding or monitor error: stop the program, keep the message */
+		if (!q->exited) {
+			kill(q->pid, SIGKILL);
+			waitpid(q->pid, &q->status, 0);
+			q->exited = true;
+		}
+		rc = q->run_rc;
+	}
+	if (!rc) {
+		for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
+			finish_block(q, &q->vs[i], 0);
+		rc = q->run_rc;
+	}
+	if (!rc && atomic_load(&q->shm->failed))
+		rc = dpmu_err_set(err, DPMU_ERANGE, "qemu plugin: %s", q->shm->errmsg);
+	if (!rc && WIFEXITED(q->status) && WEXITSTATUS(q->status) == 127 && q->total == 0)
+		rc = dpmu_err_set(err, DPMU_EIO,
+				  "qemu-aarch64 did not start %s (see its message above)", q->program);
+	if (!rc && tick)
+		rc = tick_now(q);
+	struct dpmu_err e2;
+	int rc2 = set_el(q, 1, &e2);
+	if (!rc && rc2) {
+		rc = rc2;
+		if (err)
+			*err = e2;
+	}
+	q->tick = NULL;
+	return rc;
+}
+
+static uint64_t qemu_time_ns(struct dpmu_backend *b)
+{
+	return dpmu_uarch_time_ns(((struct qemu_be *)b)->uarch);
+}
+
+static void qemu_destroy(struct dpmu_backend *b)
+{
+	struct qemu_be *q = (struct qemu_be *)b;
+	if (!q)
+		return;
+	if (q->pid && !q->exited) {
+		kill(q->pid, SIGKILL);
+		waitpid(q->pid, NULL, 0);
+	}
+	if (q->shm_base)
+		munmap(q->shm_base, dpmu_qemu_shm_bytes());
+	if (q->fd >= 0)
+		close(q->fd);
+	if (q->tmpl)
+		munmap(q->tmpl, (size_t)DPMU_QEMU_MAX_CODE * sizeof *q->tmpl);
+	if (q->tmem)
+		munmap(q->tmem, DPMU_QEMU_MAX_CODE);
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
+		free(q->vs[i].have);
+		free(q->vs[i].addr);
+	}
+	free(q->ibuf);
+	free(q->sym);
+	free(q->evmap);
+	dpmu_drv_destroy(q->b.drv);
+	dpmu_uarch_destroy(q->uarch);
+	dpmu_model_destroy(q->model);
+	dpmu_profile_free(q->profile);
+	free(q);
+}
+
+static const struct dpmu_backend_ops qemu_ops = {
+	.name = "qemu",
+	.run = qemu_run,
+	.time_ns = qemu_time_ns,
+	.destroy = qemu_destroy,
+};
+
+/* ---- setup -------------------------------------------------------------------- */
+
+int dpmu_qemu_place_parse(const char *s, enum dpmu_qemu_place *out, struct dpmu_err *err)
+{
+	static const struct {
+		const char *name;
+		enum dpmu_qemu_place p;
+	} names[] = {{"spread", DPMU_QEMU_PLACE_SPREAD},
+		     {"big", DPMU_QEMU_PLACE_BIG},
+		     {"little", DPMU_QEMU_PLACE_LITTLE}};
+	for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++) {
+		if (strcmp(s, names[i].name) == 0) {
+			*out = names[i].p;
+			return 0;
+		}
+	}
+	return dpmu_err_set(err, DPMU_EINVAL, "--place '%s': use big, little or spread",
+			    s ? s : "");
+}
+
+static int parse_cpus(const char *s, unsigned ncores, uint64_t *mask, struct dpmu_err *err)
+{
+	*mask = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b2 = a;
+		if (end == p || a < 0)
+			return dpmu_err_set(err, DPMU_EINVAL, "--cpus '%s': expected a list like 0-3,6",
+					    s);
+		p = end;
+		if (*p == '-') {
+			b2 = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b2 < a)
+				return dpmu_err_set(err, DPMU_EINVAL,
+						    "--cpus '%s': expected a list like 0-3,6", s);
+			p = end;
+		}
+		if ((unsigned long)b2 >= ncores)
+			return dpmu_err_set(err, DPMU_ERANGE,
+					    "--cpus '%s': cpu%ld does not exist (the profile has "
+					    "cpu0-cpu%u)",
+					    s, b2, ncores - 1);
+		for (long c = a; c <= b2; c++)
+			*mask |= 1ull << c;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return dpmu_err_set(err, DPMU_EINVAL, "--cpus '%s': expected a list like 0-3,6",
+					    s);
+	}
+	if (!*mask)
+		return dpmu_err_set(err, DPMU_EINVAL, "--cpus '%s': no cpu given", s);
+	return 0;
+}
+
+/* The order in which guest threads take cores. big/little: by core type
+ * frequency (the fastest or slowest first), then core number; spread:
+ * alternate between clusters and core types so two threads share nothing
+ * below the DSU when they can. */
+static void placement(struct qemu_be *q, uint64_t mask, enum dpmu_qemu_place place)
+{
+	unsigned ncores = dpmu_profile_ncores(q->profile);
+	unsigned list[DPMU_MAX_CORES], n = 0;
+	uint64_t freq[DPMU_MAX_CORES];
+	unsigned group[DPMU_MAX_CORES];
+	for (unsigned c = 0; c < ncores && c < DPMU_MAX_CORES && c < 64; c++) {
+		if (!(mask >> c & 1))
+			continue;
+		unsigned cl, idx;
+		const struct dpmu_core_type *t = dpmu_profile_core(q->profile, c, &cl, &idx);
+		freq[c] = t ? t->freq_hz : 0;
+		group[c] = cl * DPMU_MAX_CORE_TYPES + (unsigned)(t ? t - q->profile->core_types : 0);
+		list[n++] = c;
+	}
+	if (place != DPMU_QEMU_PLACE_SPREAD) {
+		/* stable insertion sort by frequency */
+		for (unsigned i = 1; i < n; i++) {
+			unsigned c = list[i], j = i;
+			while (j > 0 && (place == DPMU_QEMU_PLACE_BIG ? freq[list[j - 1]] < freq[c]
+								       : freq[list[j - 1]] > freq[c])) {
+				list[j] = list[j - 1];
+				j--;
+			}
+			list[j] = c;
+		}
+		memcpy(q->place, list, n * sizeof list[0]);
+		q->nplace = n;
+		return;
+	}
+	/* round robin over groups (cluster x core type), in core order */
+	bool used[DPMU_MAX_CORES] = {false};
+	q->nplace = 0;
+	while (q->nplace < n) {
+		unsigned seen_groups[DPMU_MAX_CORES], ng = 0;
+		for (unsigned i = 0; i < n; i++) {
+			unsigned c = list[i];
+			if (used[i])
+				continue;
+			bool dup = false;
+			for (unsigned g = 0; g < ng; g++)
+				dup |= seen_groups[g] == group[c];
+			if (dup)
+				continue;
+			seen_groups[ng++] = group[c];
+			used[i] = true;
+			q->place[q->nplace++] = c;
+		}
+	}
+}
+
+static int find_qemu(char *out, size_t cap, struct dpmu_err *err)
+{
+	const char *env = getenv("DPMU_QEMU");
+	if (env && *env) {
+		if (access(env, X_OK) != 0)
+			return dpmu_err_set(err, DPMU_ENOENT, "DPMU_QEMU=%s: %s", env, strerror(errno));
+		snprintf(out, cap, "%s", env);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchr(path, ':');
+		size_t len = colon ? (size_t)(colon - path) : strlen(path);
+		snprintf(out, cap, "%.*s/qemu-aarch64", (int)len, path);
+		if (len && access(out, X_OK) == 0)
+			return 0;
+		if (!colon)
+			break;
+		path = colon + 1;
+	}
+	return dpmu_err_set(err, DPMU_ENOENT,
+			    "qemu-aarch64 not found in PATH: install the Debian package qemu-user "
+			    "(or set DPMU_QEMU to its path)");
+}
+
+static int find_plugin(char *out, size_t cap, struct dpmu_err *err)
+{
+	const char *env = getenv("DPMU_PLUGIN");
+	if (env && *env) {
+		if (access(env, R_OK) != 0)
+			return dpmu_err_set(err, DPMU_ENOENT, "DPMU_PLUGIN=%s: %s", env, strerror(errno));
+		snprintf(out, cap, "%s", env);
+		return 0;
+	}
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return dpmu_err_set(err, DPMU_ENOENT,
+				    "cannot find dynpmu's own path to locate libdpmu_qemu.so: set "
+				    "DPMU_PLUGIN");
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(out, cap, "%s/libdpmu_qemu.so", exe);
+	if (access(out, R_OK) != 0)
+		return dpmu_err_set(err, DPMU_ENOENT,
+				    "the qemu plugin %s is missing (build the dpmu_qemu target, or set "
+				    "DPMU_PLUGIN)",
+				    out);
+	return 0;
+}
+
+int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **out,
+		     struct dpmu_err *err)
+{
+	*out = NULL;
+	if (!opt || !opt->program)
+		return dpmu_err_set(err, DPMU_EINVAL, "no program given after --");
+	struct qemu_be *q = calloc(1, sizeof *q);
+	if (!q)
+		return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
+	q->b.ops = &qemu_ops;
+	q->fd = -1;
+	q->argv = opt->argv;
+	q->by_symbol = opt->by_symbol;
+	if (opt->sysroot)
+		snprintf(q->sysroot, sizeof q->sysroot, "%s", opt->sysroot);
+	int rc = dpmu_qemu_check_program(opt->program, opt->sysroot, q->program, sizeof q->program,
+					 err);
+	if (!rc)
+		rc = find_qemu(q->qemu, sizeof q->qemu, err);
+	if (!rc)
+		rc = find_plugin(q->plugin, sizeof q->plugin, err);
+	if (!rc)
+		rc = dpmu_profile_load(opt->profile ? opt->profile : DPMU_PROFILE_DEFAULT, &q->profile,
+				       err);
+	if (!rc)
+		rc = dpmu_model_create(q->profile, &q->model, err);
+	if (!rc)
+		rc = dpmu_uarch_create(q->model, q->profile, &q->uarch, err);
+	if (rc) {
+		qemu_destroy(&q->b);
+		return rc;
+	}
+	q->b.profile = q->profile;
+	unsigned ncores = dpmu_model_ncores(q->model);
+	uint64_t mask = ncores >= 64 ? ~0ull : (1ull << ncores) - 1;
+	if (opt->cpus && (rc = parse_cpus(opt->cpus, ncores, &mask, err))) {
+		qemu_destroy(&q->b);
+		return rc;
+	}
+	placement(q, mask, opt->place);
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
+		q->vs[i].core = q->place[i % q->nplace];
+	q->b.cores = mask;
+	const char *base = strrchr(q->program, '/');
+	snprintf(q->b.workload, sizeof q->b.workload, "%.200s", base ? base + 1 : q->program);
+	for (size_t i = 1; opt->argv && opt->argv[0] && opt->argv[i]; i++) {
+		size_t u = strlen(q->b.workload);
+		if (u + 2 < sizeof q->b.workload)
+			snprintf(q->b.workload + u, sizeof q->b.workload - u, " %.*s",
+				 (int)(sizeof q->b.workload - u - 2), opt->argv[i]);
+	}
+	/* per translated instruction: its template, made on first execution */
+	q->tmpl = mmap(NULL, (size_t)DPMU_QEMU_MAX_CODE * sizeof *q->tmpl, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	q->tmem = mmap(NULL, DPMU_QEMU_MAX_CODE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q->tmpl == MAP_FAILED || q->tmem == MAP_FAILED) {
+		if (q->tmpl == MAP_FAILED)
+			q->tmpl = NULL;
+		if (q->tmem == MAP_FAILED)
+			q->tmem = NULL;
+		qemu_destroy(&q->b);
+		return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
+	}
+	dpmu_uarch_set_observer(q->uarch, observe, q);
+	dpmu_regio_model_init(&q->rm, q->model, flush_engine, q->uarch);
+	rc = dpmu_drv_create(&q->rm.io, &q->b.drv, err);
+	if (rc) {
+		qemu_destroy(&q->b);
+		return rc;
+	}
+	*out = &q->b;
+	return 0;
+}
+
+int dpmu_qemu_wait_status(const struct dpmu_backend *b)
+{
+	return ((const struct qemu_be *)b)->status;
+}
+
+uint64_t dpmu_qemu_insns(const struct dpmu_backend *b, unsigned core)
+{
+	const struct qemu_be *q = (const struct qemu_be *)b;
+	return core < DPMU_MAX_CORES ? q->per_core[core] : 0;
+}
+
+int dpmu_qemu_exit_code(const struct dpmu_backend *b)
+{
+	const struct qemu_be *q = (const struct qemu_be *)b;
+	if (!q->exited)
+		return 1;
+	if (WIFEXITED(q->status))
+		return WEXITSTATUS(q->status);
+	if (WIFSIGNALED(q->status))
+		return 128 + WTERMSIG(q->status);
+	return 1;
+}
+
+/* ---- report -------------------------------------------------------------------- */
+
+int dpmu_qemu_set_region_events(struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
+				unsigned nev, struct dpmu_err *err)
+{
+	struct qemu_be *q = (struct qemu_be *)b;
+	if (nev > NEV_MAX)
+		return dpmu_err_set(err, DPMU_ERANGE, "regions count at most %u events; %u given",
+				    NEV_MAX, nev);
+	if (!q->evmap) {
+		q->evmap = malloc(65536 * sizeof *q->evmap);
+		if (!q->evmap)
+			return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
+	}
+	memset(q->evmap, 0xff, 65536 * sizeof *q->evmap); /* -1: not reported */
+	for (unsigned e = 0; e < nev; e++)
+		if (ev[e].code >= 0 && ev[e].code < 65536)
+			q->evmap[ev[e].code] = (int16_t)e;
+	q->nev = nev;
+	return 0;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct symstat *x = a, *y = b;
+	if (x->cycles != y->cycles)
+		return x->cycles < y->cycles ? 1 : -1;
+	return x->insns < y->insns ? 1 : x->insns > y->insns ? -1 : 0;
+}
+
+void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
+		      unsigned nev, const char *sep, FILE *out)
+{
+	const struct qemu_be *q = (const struct qemu_be *)b;
+	if (q->nregion) {
+		if (sep) {
+			for (unsigned r = 0; r < q->nregion; r++) {
+				const char *name = name_at(q, q->region[r].name);
+				fprintf(out, "region%s%s%s%s%llu%sinstructions\n", sep, name ? name : "?",
+					sep, sep, (unsigned long long)q->region[r].insns, sep);
+				for (unsigned e = 0; e < q->nev && e < nev; e++)
+					fprintf(out, "region%s%s%s%s%llu%s%s\n", sep, name ? name : "?", sep,
+						sep, (unsigned long long)q->region[r].ev[e], sep,
+						ev[e].name);
+			}
+		} else {
+			fprintf(out, "\n Regions (DPMU_REGION_BEGIN/END):\n\n");
+			fprintf(out, "  %-24s %10s %18s", "region", "entries", "instructions");
+			for (unsigned e = 0; e < q->nev && e < nev; e++)
+				fprintf(out, " %18s", ev[e].name);
+			fprintf(out, "\n");
+			for (unsigned r = 0; r < q->nregion; r++) {
+				const char *name = name_at(q, q->region[r].name);
+				fprintf(out, "  %-24s %10llu %18llu", name ? name : "?",
+					(unsigned long long)q->region[r].entries,
+					(unsigned long long)q->region[r].insns);
+				for (unsigned e = 0; e < q->nev && e < nev; e++)
+					fprintf(out, " %18llu", (unsigned long long)q->region[r].ev[e]);
+				fprintf(out, "\n");
+			}
+		}
+	}
+	if (q->by_symbol && q->nsym) {
+		struct symstat *v = malloc(q->nsym * sizeof *v);
+		size_t n = 0;
+		for (size_t i = 0; v && i < q->symcap; i++)
+			if (q->sym[i].insns || q->sym[i].name)
+				v[n++] = q->sym[i];
+		if (v) {
+			qsort(v, n, sizeof *v, cmp_sym);
+			if (!sep)
+				fprintf(out, "\n Per function (by core cycles):\n\n  %14s %14s %6s %12s "
+					     "%12s %12s  %s\n",
+					"cycles", "instructions", "IPC", "loads", "stores", "branches",
+					"function");
+			/* the table stays readable: the 40 costliest, the rest summed */
+			size_t shown = sep || n <= 40 ? n : 40;
+			for (size_t i = 0; i < shown; i++) {
+				const char *name = name_at(q, v[i].name);
+				if (!name)
+					name = "[unknown]";
+				if (sep)
+					fprintf(out, "symbol%s%s%s%llu%s%llu%s%llu%s%llu%s%llu\n", sep, name,
+						sep, (unsigned long long)v[i].cycles, sep,
+						(unsigned long long)v[i].insns, sep,
+						(unsigned long long)v[i].loads, sep,
+						(unsigned long long)v[i].stores, sep,
+						(unsigned long long)v[i].branches);
+				else
+					fprintf(out, "  %14llu %14llu %6.2f %12llu %12llu %12llu  %s\n",
+						(unsigned long long)v[i].cycles,
+						(unsigned long long)v[i].insns,
+						v[i].cycles ? (double)v[i].insns / (double)v[i].cycles : 0.0,
+						(unsigned long long)v[i].loads,
+						(unsigned long long)v[i].stores,
+						(unsigned long long)v[i].branches, name);
+			}
+			if (shown < n) {
+				uint64_t cy = 0, in = 0;
+				for (size_t i = shown; i < n; i++) {
+					cy += v[i].cycles;
+					in += v[i].insns;
+				}
+				fprintf(out, "  %14llu %14llu %6s %12s %12s %12s  (%zu more functions)\n",
+					(unsigned long long)cy, (unsigned long long)in, "", "", "", "",
+					n - shown);
+			}
+			free(v);
+		}
+	}
+	if (q->exited && WIFSIGNALED(q->status)) {
+		int sig = WTERMSIG(q->status);
+		fprintf(out, "\n the program was killed by signal %d (SIG%s: %s); the counts are up "
+			     "to that point\n",
+			sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig));
+	}
+}

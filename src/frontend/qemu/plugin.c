@@ -1,0 +1,381 @@
+/*
+ * dynpmu's qemu-user TCG plugin (docs/frontend.md): thin by design. It
+ * describes each translated block once (its encodings and function names)
+ * in the shared region dynpmu created, and streams, per vCPU, which block
+ * ran and the address of each memory access into that vCPU's lossless
+ * collector ring (include/dynpmu/qemu.h "wire format"). Classification,
+ * branch outcomes, regions and every monitoring feature live in dynpmu.
+ *
+ * Arguments: fd=N (the shared region, inherited from dynpmu), or
+ * count=PATH (an independent instruction count for tests: an inline add per
+ * executed instruction, written to PATH at exit).
+ *
+ * The ABI gives callbacks no context of their own, so the plugin's state is
+ * one static object: qemu loads a plugin once per process.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dynpmu/collect.h"
+#include "dynpmu/marker.h"
+#include "dynpmu/qemu.h"
+#include "frontend/qemu/plugin_abi.h"
+
+DPMU_EXPORT int qemu_plugin_version = 1;
+
+/* mem callback userdata: instruction index in its block, marker bits */
+#define UD_MARK_BEGIN 0x10000u
+#define UD_MARK_END 0x20000u
+
+struct vcpu {
+	struct dpmu_ring *ring;
+	uint64_t w[DPMU_QEMU_WORDS];
+	unsigned nw;
+	uint32_t last_idx; /* index of the last address entry since the block entry */
+};
+
+#define NAMES_MAX 4096u
+
+static struct plugin {
+	struct dpmu_qemu_shm *shm;
+	struct dpmu_qemu_block *blocks;
+	struct dpmu_qemu_code *code;
+	char *str;
+	struct vcpu vcpu[DPMU_QEMU_MAX_VCPUS];
+	pthread_mutex_t lock;       /* translation and name interning */
+	uintptr_t guest_base;       /* host address of guest address 0 */
+	bool have_base;
+	/* interned names: qemu's symbol strings are stable, keyed by pointer;
+	 * region names by content */
+	const void *key[NAMES_MAX];
+	uint32_t off[NAMES_MAX];
+	bool by_content[NAMES_MAX];
+	/* count mode */
+	uint64_t count;
+	char count_path[4096];
+} pl = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void fail(const char *msg)
+{
+	if (!pl.shm)
+		return;
+	uint32_t expect = 0;
+	if (atomic_compare_exchange_strong(&pl.shm->failed, &expect, 1u))
+		snprintf(pl.shm->errmsg, sizeof pl.shm->errmsg, "%s", msg);
+}
+
+/* ---- streaming --------------------------------------------------------------- */
+
+static void push(struct vcpu *v)
+{
+	if (!v->nw)
+		return;
+	struct dpmu_record rec;
+	memset(&rec, 0, sizeof rec);
+	rec.time = v->w[0];
+	for (unsigned i = 1; i < v->nw; i++)
+		rec.val[i - 1] = v->w[i];
+	rec.kind = DPMU_QEMU_REC_STREAM | v->nw << 8;
+	/* Lossless: a full ring makes this vCPU wait for dynpmu (if dynpmu
+	 * dies, the kernel kills qemu: PR_SET_PDEATHSIG, src/backend/qemu.c). */
+	dpmu_ring_push(v->ring, &rec);
+	v->nw = 0;
+}
+
+static inline void emit(struct vcpu *v, uint64_t word)
+{
+	v->w[v->nw++] = word;
+	if (v->nw == DPMU_QEMU_WORDS)
+		push(v);
+}
+
+static inline struct vcpu *vcpu_of(unsigned idx)
+{
+	if (idx >= DPMU_QEMU_MAX_VCPUS) {
+		fail("more guest threads at once than dynpmu has rings (64)");
+		return NULL;
+	}
+	return &pl.vcpu[idx];
+}
+
+static void on_tb_exec(unsigned vcpu_index, void *udata)
+{
+	struct vcpu *v = vcpu_of(vcpu_index);
+	if (!v)
+		return;
+	emit(v, DPMU_QEMU_TAG_BLOCK << DPMU_QEMU_TAG_SHIFT | (uint32_t)(uintptr_t)udata);
+	v->last_idx = UINT32_MAX;
+}
+
+static uint32_t intern_locked(const void *key, const char *s, bool by_content);
+
+static void on_mem(unsigned vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	(void)info;
+	struct vcpu *v = vcpu_of(vcpu_index);
+	if (!v)
+		return;
+	uint32_t ud = (uint32_t)(uintptr_t)udata, idx = ud & 0xffffu;
+	/* One address per instruction: a pair or a structure load makes
+	 * several accesses, the engine takes the first (its lowest line). */
+	if (idx == v->last_idx)
+		return;
+	v->last_idx = idx;
+	emit(v, (uint64_t)(idx + 1) << DPMU_QEMU_TAG_SHIFT | (vaddr & DPMU_QEMU_ADDR_MASK));
+	if (!(ud & (UD_MARK_BEGIN | UD_MARK_END)) || !pl.have_base)
+		return;
+	/* A region marker's load: vaddr is the name (marker.h). The load has
+	 * just succeeded, so its first byte is mapped; a C string is mapped up
+	 * to its NUL. */
+	char name[DPMU_MARKER_NAME_MAX];
+	const char *g = (const char *)(pl.guest_base + (uintptr_t)vaddr);
+	size_t n = 0;
+	while (n + 1 < sizeof name && g[n])
+		n++;
+	memcpy(name, g, n);
+	name[n] = '\0';
+	pthread_mutex_lock(&pl.lock);
+	uint32_t off = intern_locked(NULL, name, true);
+	pthread_mutex_unlock(&pl.lock);
+	uint64_t end = (ud & UD_MARK_END) ? 1ull << 47 : 0;
+	emit(v, DPMU_QEMU_TAG_REGION << DPMU_QEMU_TAG_SHIFT | end | off);
+}
+
+/* ---- translation --------------------------------------------------------------- */
+
+static uint32_t str_add(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	uint32_t off = atomic_fetch_add(&pl.shm->nstr, (uint32_t)len);
+	if ((uint64_t)off + len > DPMU_QEMU_STR_BYTES) {
+		fail("the program has more symbol and region names than the string table holds");
+		return 0;
+	}
+	memcpy(pl.str + off, s, len);
+	return off;
+}
+
+static uint32_t intern_locked(const void *key, const char *s, bool by_content)
+{
+	uint64_t h = by_content ? 1469598103934665603ull : (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+	if (by_content)
+		for (const char *p = s; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	for (unsigned probe = 0; probe < NAMES_MAX; probe++) {
+		unsigned i = (unsigned)((h >> 20) + probe) % NAMES_MAX;
+		if (!pl.off[i]) {
+			uint32_t off = str_add(s);
+			if (!off)
+				return 0;
+			pl.key[i] = key;
+			pl.off[i] = off;
+			pl.by_content[i] = by_content;
+			return off;
+		}
+		if (pl.by_content[i] != by_content)
+			continue;
+		if (by_content ? strcmp(pl.str + pl.off[i], s) == 0 : pl.key[i] == key)
+			return pl.off[i];
+	}
+	return 0; /* table full: the name is reported as unknown */
+}
+
+static uint32_t insn_enc(const struct qemu_plugin_insn *insn)
+{
+	uint32_t enc = 0;
+	if (qemu_plugin_insn_size(insn) == 4)
+		memcpy(&enc, qemu_plugin_insn_data(insn), 4);
+	return enc;
+}
+
+static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	(void)id;
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	if (n == 0 || n >= DPMU_QEMU_TAG_ADDR_MAX)
+		return;
+	pthread_mutex_lock(&pl.lock);
+	uint32_t bid = atomic_fetch_add(&pl.shm->nblocks, 1u);
+	uint32_t first = atomic_fetch_add(&pl.shm->ncode, (uint32_t)n);
+	if (bid >= DPMU_QEMU_MAX_BLOCKS || (uint64_t)first + n > DPMU_QEMU_MAX_CODE) {
+		fail("the program translated more code than the shared region holds");
+		pthread_mutex_unlock(&pl.lock);
+		return;
+	}
+	uint32_t prev_enc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint32_t enc = insn_enc(insn);
+		if (!pl.have_base) {
+			/* User mode maps the guest linearly: one instruction's host
+			 * and guest addresses give the offset for all. */
+			pl.guest_base = (uintptr_t)qemu_plugin_insn_haddr(insn) -
+					(uintptr_t)qemu_plugin_insn_vaddr(insn);
+			pl.have_base = true;
+			/* the program is loaded by now (not yet at install time) */
+			pl.shm->start_code = qemu_plugin_start_code();
+			pl.shm->end_code = qemu_plugin_end_code();
+			pl.shm->entry_code = qemu_plugin_entry_code();
+		}
+		const char *sym = qemu_plugin_insn_symbol(insn);
+		pl.code[first + i].enc = enc;
+		pl.code[first + i].sym = sym ? intern_locked(sym, sym, false) : DPMU_QEMU_SYM_NONE;
+		struct dpmu_iclass c;
+		dpmu_iclass_decode(enc, &c);
+		if (c.mem != DPMU_ICLASS_MEM_NONE) {
+			uint32_t ud = (uint32_t)i;
+			if ((enc & DPMU_MARKER_LOAD_MASK) == DPMU_MARKER_LOAD_INSN && i > 0) {
+				if (prev_enc == DPMU_MARKER_BEGIN_INSN)
+					ud |= UD_MARK_BEGIN;
+				else if (prev_enc == DPMU_MARKER_END_INSN)
+					ud |= UD_MARK_END;
+			}
+			qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_RW, (void *)(uintptr_t)ud);
+		}
+		prev_enc = enc;
+	}
+	struct dpmu_qemu_block *b = &pl.blocks[bid];
+	b->vaddr = qemu_plugin_tb_vaddr(tb);
+	b->first = first;
+	b->n = (uint32_t)n;
+	atomic_store_explicit(&b->ready, 1u, memory_order_release);
+	pthread_mutex_unlock(&pl.lock);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS,
+					     (void *)(uintptr_t)bid);
+}
+
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
+{
+	(void)id;
+	if (vcpu_index >= DPMU_QEMU_MAX_VCPUS) {
+		fail("more guest threads at once than dynpmu has rings (64)");
+		return;
+	}
+	uint32_t seen = atomic_load(&pl.shm->vcpus_seen);
+	while (seen < vcpu_index + 1 &&
+	       !atomic_compare_exchange_weak(&pl.shm->vcpus_seen, &seen, vcpu_index + 1))
+		;
+}
+
+/* A thread ends: what it staged goes out (its index may be reused by a
+ * later thread, which then continues the same stream). */
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
+{
+	(void)id;
+	if (vcpu_index >= DPMU_QEMU_MAX_VCPUS)
+		return;
+	struct vcpu *v = &pl.vcpu[vcpu_index];
+	push(v);
+	dpmu_ring_flush(v->ring);
+}
+
+/* The program ends (exit_group, or a signal that kills it): publish every
+ * vCPU's staged records. */
+static void on_prog_exit(qemu_plugin_id_t id, void *udata)
+{
+	(void)id;
+	(void)udata;
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
+		push(&pl.vcpu[i]);
+		dpmu_ring_flush(pl.vcpu[i].ring);
+	}
+}
+
+/* ---- count mode ----------------------------------------------------------------- */
+
+static void count_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	(void)id;
+	size_t n = qemu_plugin_tb_n_insns(tb);
+	for (size_t i = 0; i < n; i++)
+		qemu_plugin_register_vcpu_insn_exec_inline(qemu_plugin_tb_get_insn(tb, i),
+							   QEMU_PLUGIN_INLINE_ADD_U64, &pl.count, 1);
+}
+
+static void count_exit(qemu_plugin_id_t id, void *udata)
+{
+	(void)id;
+	(void)udata;
+	FILE *f = fopen(pl.count_path, "w");
+	if (f) {
+		fprintf(f, "%llu\n", (unsigned long long)pl.count);
+		fclose(f);
+	}
+}
+
+/* ---- install --------------------------------------------------------------------- */
+
+static int attach(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof(struct dpmu_qemu_shm)) {
+		fprintf(stderr, "dynpmu plugin: fd %d is not dynpmu's shared region\n", fd);
+		return -1;
+	}
+	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* The guest program inherits qemu's descriptors: do not leave it ours. */
+	close(fd);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "dynpmu plugin: cannot map the shared region: %s\n", strerror(errno));
+		return -1;
+	}
+	struct dpmu_qemu_shm *h = m;
+	if (h->magic != DPMU_QEMU_MAGIC || h->version != DPMU_QEMU_VERSION ||
+	    h->size != (uint64_t)st.st_size) {
+		fprintf(stderr, "dynpmu plugin: the shared region is from another dynpmu version\n");
+		return -1;
+	}
+	pl.shm = h;
+	pl.blocks = (struct dpmu_qemu_block *)((char *)m + h->block_off);
+	pl.code = (struct dpmu_qemu_code *)((char *)m + h->code_off);
+	pl.str = (char *)m + h->str_off;
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
+		pl.vcpu[i].ring = (struct dpmu_ring *)((char *)m + h->ring_off + i * h->ring_stride);
+	return 0;
+}
+
+DPMU_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+				    char **argv)
+{
+	if (info->system_emulation) {
+		fprintf(stderr, "dynpmu plugin: runs under qemu user mode (qemu-aarch64) only\n");
+		return -1;
+	}
+	int fd = -1;
+	for (int i = 0; i < argc; i++) {
+		if (strncmp(argv[i], "fd=", 3) == 0) {
+			fd = atoi(argv[i] + 3);
+		} else if (strncmp(argv[i], "count=", 6) == 0) {
+			snprintf(pl.count_path, sizeof pl.count_path, "%s", argv[i] + 6);
+		} else {
+			fprintf(stderr, "dynpmu plugin: unknown argument '%s' (fd=N or count=PATH)\n",
+				argv[i]);
+			return -1;
+		}
+	}
+	if (pl.count_path[0]) {
+		qemu_plugin_register_vcpu_tb_trans_cb(id, count_trans);
+		qemu_plugin_register_atexit_cb(id, count_exit, NULL);
+		return 0;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "dynpmu plugin: no shared region (fd=N): run it through dynpmu stat\n");
+		return -1;
+	}
+	if (attach(fd))
+		return -1;
+	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
+	qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+	qemu_plugin_register_atexit_cb(id, on_prog_exit, NULL);
+	return 0;
+}

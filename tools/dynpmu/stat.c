@@ -7,14 +7,17 @@
  * after the events perf annotates, the elapsed time) or, with -x, perf's
  * CSV rows (value, unit, event, running time in ns, percentage running).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "dynpmu/backend.h"
 #include "dynpmu/monitor.h"
+#include "dynpmu/qemu.h"
 
 /* The "# ..." comments perf prints after an event: the ratio of this event
  * to another measured on the same PMU (reference section 6's metrics). */
@@ -43,12 +46,22 @@ struct stat_opts {
 	bool have_events;
 	bool per_unit;
 	const char *sep;
+	/* -- PROGRAM [ARGS...]: run it under qemu-aarch64 (src/backend/qemu.c) */
+	char **prog_argv;
+	const char *sysroot;
+	const char *cpus;
+	const char *place;
+	const char *output;
+	bool by_symbol;
 };
 
 static void stat_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dynpmu stat --trace FILE [-e EVENTS] [-A] [-x SEP] [--profile P]\n\n"
+		"usage: dynpmu stat --trace FILE [-e EVENTS] [-A] [-x SEP] [--profile P]\n"
+		"       dynpmu stat [-e EVENTS] [-A] [-x SEP] [--profile P] [--sysroot DIR]\n"
+		"                   [--cpus LIST] [--place big|little|spread] [--by-symbol]\n"
+		"                   [-o FILE] -- PROGRAM [ARGS...]\n\n"
 		"Replay a trace of retired instructions (docs/trace-format.md) on the simulated\n"
 		"cluster and print the counts read back through the driver, like perf stat.\n\n"
 		"  --trace FILE     trace to replay (text or binary)\n"
@@ -56,7 +69,14 @@ static void stat_usage(FILE *out)
 		"                   raw codes r1b / 0x1b, core/NAME/ or cluster/NAME/\n"
 		"  -A, --no-aggr    one row per core (cpuN) and cluster (clusterN)\n"
 		"  -x, --field-separator SEP   CSV: value,unit,event,running ns,percentage\n"
-		"  --profile P      built-in profile or JSON file (default %s)\n",
+		"  --profile P      built-in profile or JSON file (default %s)\n"
+		"  -- PROGRAM ARGS  run an aarch64 Linux program under qemu-aarch64 on the\n"
+		"                   simulated cluster (docs/frontend.md); the report goes to\n"
+		"                   stderr or -o FILE, the program's exit status is dynpmu's\n"
+		"  --sysroot DIR    root of a dynamic program's loader and libraries (qemu -L)\n"
+		"  --cpus LIST      cores guest threads may run on (0-3,6)\n"
+		"  --place P        big, little or spread (default): which cores threads take\n"
+		"  --by-symbol      counts per function\n",
 		DPMU_PROFILE_DEFAULT);
 }
 
@@ -69,13 +89,18 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{"field-separator", required_argument, NULL, 'x'},
 		{"profile", required_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
+		{"sysroot", required_argument, NULL, 's'},
+		{"cpus", required_argument, NULL, 'C'},
+		{"place", required_argument, NULL, 'P'},
+		{"by-symbol", no_argument, NULL, 'S'},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":e:Ax:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:Ax:ho:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->trace = optarg;
@@ -101,6 +126,21 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'p':
 			o->profile = optarg;
 			break;
+		case 's':
+			o->sysroot = optarg;
+			break;
+		case 'C':
+			o->cpus = optarg;
+			break;
+		case 'P':
+			o->place = optarg;
+			break;
+		case 'S':
+			o->by_symbol = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
 		case 'h':
 			stat_usage(stdout);
 			return -1;
@@ -113,10 +153,13 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			return DPMU_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "dynpmu stat: unexpected argument '%s' (the trace goes after --trace)\n",
-			argv[optind]);
+	if (optind < argc && o->trace) {
+		fprintf(stderr, "dynpmu stat: give either --trace FILE or -- PROGRAM, not both\n");
 		return DPMU_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		o->prog_argv = argv + optind;
+		return 0;
 	}
 	if (!o->trace) {
 		fprintf(stderr, "dynpmu stat: no trace given (--trace FILE)\n");
@@ -231,12 +274,88 @@ static void print_results(const struct stat_opts *o, const struct dpmu_mon_sessi
 		printf("\n%18.9f seconds time elapsed (simulated)\n\n", (double)elapsed_ns / 1e9);
 }
 
+/* -- PROGRAM: the qemu backend runs it; the report goes to stderr (or -o
+ * FILE) because the program's stdout is its own, and dynpmu exits with the
+ * program's status. */
+static int stat_program(const struct stat_opts *o)
+{
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	struct dpmu_qemu_options qo = {.profile = o->profile, .program = o->prog_argv[0],
+				       .argv = o->prog_argv, .sysroot = o->sysroot,
+				       .cpus = o->cpus, .by_symbol = o->by_symbol};
+	if (o->place && dpmu_qemu_place_parse(o->place, &qo.place, &err)) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		return DPMU_EXIT_USAGE;
+	}
+	FILE *out = stderr;
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		fprintf(stderr, "dynpmu stat: -o %s: %s\n", o->output, strerror(errno));
+		return DPMU_EXIT_USAGE;
+	}
+	struct dpmu_backend *b = NULL;
+	int rc = dpmu_qemu_create(&qo, &b, &err);
+	if (rc) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		if (out != stderr)
+			fclose(out);
+		return DPMU_EXIT_FAIL;
+	}
+	static struct dpmu_mon_events ev;
+	rc = o->have_events ? dpmu_mon_events_parse(o->events, b->profile, b->cores, &ev, &err)
+			    : dpmu_mon_events_default(b->profile, b->cores, &ev, &err);
+	struct dpmu_mon_session *s = NULL;
+	if (!rc)
+		rc = dpmu_mon_session_create(b->drv, b->profile, &ev, b->cores, &s, &err);
+	static struct dpmu_qemu_report_event rev[DPMU_MON_MAX_EVENTS];
+	unsigned nrev = 0;
+	for (unsigned i = 0; !rc && i < ev.n && i < 64; i++) {
+		rev[nrev].name = ev.ev[i].name;
+		rev[nrev++].code = ev.ev[i].target == DPMU_MON_CLUSTER ? -1 : ev.ev[i].code[0];
+	}
+	if (!rc)
+		rc = dpmu_qemu_set_region_events(b, rev, nrev, &err);
+	if (rc) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		dpmu_mon_session_destroy(s);
+		dpmu_backend_destroy(b);
+		if (out != stderr)
+			fclose(out);
+		return DPMU_EXIT_USAGE;
+	}
+	rc = dpmu_mon_run(s, b, &err);
+	int status = DPMU_EXIT_FAIL;
+	if (rc) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+	} else {
+		/* print_results writes to stdout: point it at the report's file */
+		fflush(stdout);
+		int saved = dup(STDOUT_FILENO);
+		fflush(out);
+		dup2(fileno(out), STDOUT_FILENO);
+		print_results(o, s, b->workload, b->ops->time_ns(b));
+		fflush(stdout);
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+		dpmu_qemu_report(b, rev, nrev, o->sep, out);
+		fflush(out);
+		status = dpmu_qemu_exit_code(b);
+	}
+	dpmu_mon_session_destroy(s);
+	dpmu_backend_destroy(b);
+	if (out != stderr)
+		fclose(out);
+	return status;
+}
+
 int dpmu_cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o;
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? DPMU_EXIT_OK : rc;
+	if (o.prog_argv)
+		return stat_program(&o);
 
 	struct dpmu_err err;
 	dpmu_err_clear(&err);

@@ -1,6 +1,7 @@
 /*
  * What the simulated cluster produces, for `dynpmu list`. The engine's own
- * table (src/uarch) is not a public interface, so this mirrors it by name:
+ * table (src/uarch) is not a public interface, so this mirrors it, and
+ * docs/events.md's "produced" column (exact, approximate or model), by name:
  * the core-PMU events the engine derives from retired instructions, the
  * cluster happenings in both DSU numberings, and what the model counts by
  * itself (the clocks, SW_INCR, CHAIN). An AMU counter counts what its core
@@ -33,7 +34,13 @@ static const char *const core_events[] = {
 	"UNALIGNED_LDST_SPEC", "LDREX_SPEC", "STREX_PASS_SPEC", "STREX_FAIL_SPEC", "STREX_SPEC",
 	"LD_SPEC", "ST_SPEC", "LDST_SPEC", "DP_SPEC", "ASE_SPEC", "VFP_SPEC", "PC_WRITE_SPEC",
 	"CRYPTO_SPEC", "BR_IMMED_SPEC", "BR_RETURN_SPEC", "BR_INDIRECT_SPEC", "ISB_SPEC", "DSB_SPEC",
-	"DMB_SPEC", "EXC_SVC", "L3D_CACHE_RD", "L3D_CACHE_REFILL_RD",
+	"DMB_SPEC", "EXC_SVC", "L3D_CACHE_RD", "L3D_CACHE_REFILL_RD", "BUS_CYCLES",
+	/* implementation defined, found by name in each core type's catalog */
+	"BR_COND_PRED", "BR_COND_MIS_PRED", "BR_INDIRECT_MIS_PRED", "BR_INDIRECT_ADDR_PRED",
+	"BR_INDIRECT_ADDR_MIS_PRED", "BR_RETURN_ADDR_PRED", "BR_RETURN_ADDR_MIS_PRED",
+	"L1D_CACHE_REFILL_PREFETCH", "L2D_CACHE_REFILL_PREFETCH", "L3D_CACHE_REFILL_PREFETCH",
+	"STALL_BACKEND_LD", "STALL_BACKEND_LD_CACHE", "STALL_BACKEND_LD_TLB", "STALL_BACKEND_ST",
+	"STALL_BACKEND_ST_STB", "STALL_FRONTEND_CACHE", "STALL_FRONTEND_TLB",
 };
 
 static const char *const cluster_events[] = {

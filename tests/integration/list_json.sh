@@ -38,6 +38,17 @@ jq -e '.[] | select(.pmu == "amu:Cortex-A75" and .name == "CNT_CYCLES") | .code 
 jq -e '.[] | select(.pmu == "core:Cortex-A75" and .name == "MEMORY_ERROR") | .modelled == false' "$out" >/dev/null ||
 	fail "MEMORY_ERROR not modelled"
 
+# "modelled" agrees with docs/events.md's "produced" column (exact,
+# approximate or model) for every core-PMU event of both core types
+ev="$DPMU_SOURCE_DIR/docs/events.md"
+if [ -f "$ev" ]; then
+	doc=$(awk -F'|' '/^## DSU/ { stop = 1 } !stop && /^\| 0x/ {
+		gsub(/ /, "", $3); gsub(/ /, "", $5); if ($5 != "never") print $3 }' "$ev" | sort -u)
+	got=$(jq -r '.[] | select((.pmu | startswith("core:")) and .modelled) | .name' "$out" | sort -u)
+	[ "$doc" = "$got" ] || fail "modelled core events differ from docs/events.md: $(printf '%s\n' "$doc" >"$out.d"; printf '%s\n' "$got" | diff "$out.d" - | tr '\n' ' ')"
+	rm -f "$out.d"
+fi
+
 # the DSU-120 profile lists its own numbering
 "$DYNPMU" list --json --profile a75x4-a55x4-dsu120 >"$out"
 jq -e '.[] | select(.pmu == "cluster:cluster0" and .name == "L3_ACCESS") | .code == "0x4000" and .implemented and .modelled' "$out" >/dev/null ||

@@ -576,8 +576,11 @@ static int spawn(struct qemu_be *q, struct dpmu_err *err)
 	char **args = calloc(argc + 8, sizeof *args);
 	if (!args)
 		return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
-	char plug[4200];
-	snprintf(plug, sizeof plug, "%s,fd=%d", q->plugin, q->fd);
+	char plug[4400];
+	/* DPMU_PLUGIN_ARGS: more plugin arguments (tests: count=PATH) */
+	const char *extra = getenv("DPMU_PLUGIN_ARGS");
+	snprintf(plug, sizeof plug, "%s,fd=%d%s%.100s", q->plugin, q->fd, extra && *extra ? "," : "",
+		 extra ? extra : "");
 	size_t k = 0;
 	args[k++] = q->qemu;
 	if (q->sysroot[0]) {
@@ -661,6 +664,17 @@ static int qemu_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick
 			q->exited = true;
 		}
 		rc = q->run_rc;
+	}
+	/* Lossless means every record published was collected intact. */
+	for (unsigned i = 0; !rc && i < DPMU_QEMU_MAX_VCPUS; i++) {
+		struct dpmu_ring_stats st;
+		dpmu_ring_stats(ring_of(q, i), &st);
+		if (st.mismatched || st.in_flight || st.dropped)
+			rc = dpmu_err_set(err, DPMU_EIO,
+					  "qemu plugin: vCPU %u's ring lost records (%llu torn, %llu "
+					  "left, %llu dropped)",
+					  i, (unsigned long long)st.mismatched,
+					  (unsigned long long)st.in_flight, (unsigned long long)st.dropped);
 	}
 	if (!rc) {
 		for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)

@@ -6,9 +6,10 @@
  * collector ring (include/dynpmu/qemu.h "wire format"). Classification,
  * branch outcomes, regions and every monitoring feature live in dynpmu.
  *
- * Arguments: fd=N (the shared region, inherited from dynpmu), or
+ * Arguments: fd=N (the shared region, inherited from dynpmu) and/or
  * count=PATH (an independent instruction count for tests: an inline add per
- * executed instruction, written to PATH at exit).
+ * executed instruction, written to PATH at exit; alongside fd=N it counts
+ * the very run dynpmu measures).
  *
  * The ABI gives callbacks no context of their own, so the plugin's state is
  * one static object: qemu loads a plugin once per process.
@@ -116,6 +117,8 @@ static void on_tb_exec(unsigned vcpu_index, void *udata)
 }
 
 static uint32_t intern_locked(const void *key, const char *s, bool by_content);
+static void count_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+static void count_exit(qemu_plugin_id_t id, void *udata);
 
 static void on_mem(unsigned vcpu_index, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
@@ -251,6 +254,8 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	pthread_mutex_unlock(&pl.lock);
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS,
 					     (void *)(uintptr_t)bid);
+	if (pl.count_path[0])
+		count_trans(id, tb);
 }
 
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
@@ -282,8 +287,8 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
  * vCPU's staged records. */
 static void on_prog_exit(qemu_plugin_id_t id, void *udata)
 {
-	(void)id;
-	(void)udata;
+	if (pl.count_path[0])
+		count_exit(id, udata);
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		push(&pl.vcpu[i]);
 		dpmu_ring_flush(pl.vcpu[i].ring);
@@ -362,7 +367,7 @@ DPMU_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
 			return -1;
 		}
 	}
-	if (pl.count_path[0]) {
+	if (pl.count_path[0] && fd < 0) {
 		qemu_plugin_register_vcpu_tb_trans_cb(id, count_trans);
 		qemu_plugin_register_atexit_cb(id, count_exit, NULL);
 		return 0;

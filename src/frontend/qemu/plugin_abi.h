@@ -63,6 +63,8 @@ uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,
 					  enum qemu_plugin_cb_flags flags, void *userdata);
+void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op,
+					      void *ptr, uint64_t imm);
 void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
 						enum qemu_plugin_op op, void *ptr, uint64_t imm);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);

@@ -1,0 +1,72 @@
+/* Guest programs for tests/integration/qemu_stat.sh, one per mode:
+ *   upper        stdin to stdout in upper case, exit status 3
+ *   crash        a load from address 0 (SIGSEGV)
+ *   regions      two entries of region "outer", each with "inner" nested
+ *   threads      two threads incrementing a shared counter with atomics
+ *   work N       N iterations of work() (for --by-symbol and determinism) */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynpmu/marker.h"
+
+static _Atomic long shared;
+static volatile long sink;
+
+__attribute__((noinline, noipa)) static long work(long n)
+{
+	long s = 0;
+	for (long i = 0; i < n; i++)
+		s += (i * 7) ^ (s >> 3);
+	return s;
+}
+
+static void *bump(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 20000; i++)
+		atomic_fetch_add(&shared, 1);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "work";
+	if (!strcmp(mode, "upper")) {
+		int c;
+		while ((c = getchar()) != EOF)
+			putchar(toupper(c));
+		return 3;
+	}
+	if (!strcmp(mode, "crash")) {
+		sink = work(1000);
+		volatile long *p = (volatile long *)(argc > 5 ? argv[5] : NULL);
+		return (int)*p;
+	}
+	if (!strcmp(mode, "regions")) {
+		for (int r = 0; r < 2; r++) {
+			DPMU_REGION_BEGIN("outer");
+			sink = work(100);
+			DPMU_REGION_BEGIN("inner");
+			sink = work(1000);
+			DPMU_REGION_END("inner");
+			DPMU_REGION_END("outer");
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "threads")) {
+		pthread_t t[2];
+		for (int i = 0; i < 2; i++)
+			pthread_create(&t[i], NULL, bump, NULL);
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		printf("%ld\n", (long)shared);
+		return shared == 40000 ? 0 : 1;
+	}
+	long n = argc > 2 ? atol(argv[2]) : 10000;
+	printf("%ld\n", work(n));
+	return 0;
+}

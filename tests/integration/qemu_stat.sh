@@ -1,0 +1,107 @@
+#!/bin/sh
+# dynpmu stat -- PROGRAM end to end (docs/frontend.md): exact INST_RETIRED
+# against an independent count, determinism, a dynamic program with its
+# sysroot, each bad input's message, a crashing guest, stdin/stdout/exit
+# status pass-through, --by-symbol, regions, a multi-threaded guest.
+# Usage: qemu_stat.sh DYNPMU PLUGIN GUEST_DIR
+set -u
+DYNPMU=$1
+PLUGIN=$2
+G=$3
+SYSROOT=/usr/aarch64-linux-gnu
+export DPMU_PLUGIN="$PLUGIN"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+# the value of one event from a -x, report
+csv() { awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"; }
+# The independent count: the plugin's count mode, an inline add per
+# executed instruction (another mechanism than the block stream dynpmu
+# decodes), in the same run, because a libc program's count depends on its
+# initial stack (argv, environment, auxv alignment) and so on how it is launched.
+indep() { cat "$T/indep"; }
+
+# 1. INST_RETIRED of a program whose count is known by construction
+"$DYNPMU" stat -x, -e INST_RETIRED,BR_RETIRED,EXC_TAKEN -o "$T/c.csv" -- "$G/count"
+n=$(csv "$T/c.csv" INST_RETIRED); b=$(csv "$T/c.csv" BR_RETIRED); x=$(csv "$T/c.csv" EXC_TAKEN)
+[ "$n" = 2004 ] && [ "$b" = 1000 ] && [ "$x" = 1 ] && pass "INST_RETIRED_equals_instructions_by_construction (2004, 1000 branches, 1 SVC)" ||
+	fail "INST_RETIRED_equals_instructions_by_construction: got $n insns, $b branches, $x exceptions"
+
+# 2. ... and of a libc program, against the independent count
+DPMU_PLUGIN_ARGS=count=$T/indep "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/w.csv" -- "$G/guest" work 20000 >/dev/null
+n=$(csv "$T/w.csv" INST_RETIRED); ind=$(indep)
+[ -n "$n" ] && [ "$n" = "$ind" ] && pass "INST_RETIRED_equals_independent_count ($n)" ||
+	fail "INST_RETIRED_equals_independent_count: dynpmu $n, count mode $ind"
+
+# 3. determinism: the same program and input, identical counts
+"$DYNPMU" stat -x, -o "$T/d1.csv" -- "$G/guest" work 20000 >/dev/null
+"$DYNPMU" stat -x, -o "$T/d2.csv" -- "$G/guest" work 20000 >/dev/null
+cmp -s "$T/d1.csv" "$T/d2.csv" && [ -s "$T/d1.csv" ] && pass "single_thread_counts_are_deterministic" ||
+	fail "single_thread_counts_are_deterministic: $(diff "$T/d1.csv" "$T/d2.csv" | head -3)"
+
+# 4. a dynamic program with its sysroot
+if [ -d "$SYSROOT" ]; then
+	out=$(DPMU_PLUGIN_ARGS=count=$T/indep "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/dyn.csv" --sysroot "$SYSROOT" -- "$G/guest-dyn" work 1000)
+	n=$(csv "$T/dyn.csv" INST_RETIRED); ind=$(indep)
+	[ -n "$out" ] && [ "$n" = "$ind" ] && pass "dynamic_program_runs_with_sysroot ($n)" ||
+		fail "dynamic_program_runs_with_sysroot: out '$out', $n vs $ind"
+fi
+
+# 5. bad inputs: each with its message, none a crash or a hang
+expect_err() { # name, grep pattern, command...
+	name=$1; pat=$2; shift 2
+	"$@" >"$T/o" 2>"$T/e"; rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q -- "$pat" "$T/e"; then pass "$name"
+	else fail "$name: rc $rc, stderr: $(cat "$T/e")"; fi
+}
+printf 'hello\n' >"$T/text"
+expect_err "not_an_ELF_file_is_refused" "is not an ELF file" "$DYNPMU" stat -- "$T/text"
+expect_err "x86_64_program_is_refused_naming_the_cross_compiler" \
+	"x86-64 program; the simulated cluster runs aarch64 programs: build it with aarch64-linux-gnu-gcc" \
+	"$DYNPMU" stat -- /bin/true
+expect_err "dynamic_program_without_sysroot_names_loader_and_library" "libc.so.6" \
+	"$DYNPMU" stat -- "$G/guest-dyn"
+mkdir -p "$T/emptyroot"
+expect_err "dynamic_program_with_wrong_sysroot_names_the_loader" "ld-linux-aarch64.so.1" \
+	"$DYNPMU" stat --sysroot "$T/emptyroot" -- "$G/guest-dyn"
+expect_err "missing_qemu_names_the_package" "qemu-user" env PATH=/nonexistent "$DYNPMU" stat -- "$G/count"
+expect_err "missing_program_is_named" "no-such-program" "$DYNPMU" stat -- "$T/no-such-program"
+
+# 6. a crashing guest: its signal, and the counts up to that point
+"$DYNPMU" stat -x, -e INST_RETIRED -o "$T/crash.csv" -- "$G/guest" crash 2>"$T/e" >/dev/null; rc=$?
+n=$(csv "$T/crash.csv" INST_RETIRED)
+[ $rc -eq 139 ] && grep -q "signal 11 (SIGSEGV" "$T/crash.csv" && [ "${n:-0}" -gt 3000 ] &&
+	pass "crashing_guest_reports_its_signal_and_counts ($n, exit $rc)" ||
+	fail "crashing_guest_reports_its_signal_and_counts: rc $rc, $n, $(cat "$T/crash.csv" "$T/e")"
+
+# 7. stdin, stdout and exit status pass through; the report is on stderr
+out=$(printf 'abc xyz\n' | "$DYNPMU" stat -e INST_RETIRED -- "$G/guest" upper 2>"$T/e"); rc=$?
+[ "$out" = "ABC XYZ" ] && [ $rc -eq 3 ] && grep -q INST_RETIRED "$T/e" &&
+	pass "stdin_stdout_exit_status_pass_through" ||
+	fail "stdin_stdout_exit_status_pass_through: out '$out' rc $rc"
+
+# 8. --by-symbol: work() has most of the instructions
+"$DYNPMU" stat --by-symbol -- "$G/guest" work 50000 2>"$T/e" >/dev/null
+top=$(awk '/Per function/ { f = 1; getline; getline; next } f && NF >= 7 { print $7; exit }' "$T/e")
+[ "$top" = work ] && pass "by_symbol_puts_the_hot_function_first" ||
+	fail "by_symbol_puts_the_hot_function_first: first is '$top'"
+
+# 9. regions: two entries each, inner nested in outer
+"$DYNPMU" stat -e INST_RETIRED -- "$G/guest" regions 2>"$T/e" >/dev/null
+oe=$(awk '$1 == "outer" { print $2 }' "$T/e"); oi=$(awk '$1 == "outer" { print $3 }' "$T/e")
+ie=$(awk '$1 == "inner" { print $2 }' "$T/e"); ii=$(awk '$1 == "inner" { print $3 }' "$T/e")
+ic=$(awk '$1 == "inner" { print $4 }' "$T/e")
+[ "$oe" = 2 ] && [ "$ie" = 2 ] && [ "${ii:-0}" -gt 2000 ] && [ "$oi" -gt "$ii" ] && [ "$ii" = "$ic" ] &&
+	pass "regions_count_entries_and_nest (outer $oi, inner $ii)" ||
+	fail "regions_count_entries_and_nest: $(cat "$T/e")"
+
+# 10. threads on separate cores, coherence between them
+"$DYNPMU" stat -A -x, -e INST_RETIRED -o "$T/t.csv" -- "$G/guest" threads >"$T/o"; rc=$?
+busy=$(awk -F, '$4 == "INST_RETIRED" && $2 > 0' "$T/t.csv" | wc -l)
+[ $rc -eq 0 ] && [ "$(cat "$T/o")" = 40000 ] && [ "$busy" -ge 2 ] &&
+	pass "threads_run_on_their_own_cores ($busy cores busy)" ||
+	fail "threads_run_on_their_own_cores: rc $rc, $(cat "$T/t.csv")"
+
+[ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -36,7 +36,8 @@
 	X(BR_MIS_PRED_RETIRED, 0x22) X(STALL_FRONTEND, 0x23)                     \
 	X(STALL_BACKEND, 0x24) X(L1D_TLB, 0x25) X(L1I_TLB, 0x26)                 \
 	X(L3D_CACHE_ALLOCATE, 0x29) X(L3D_CACHE_REFILL, 0x2A) X(L3D_CACHE, 0x2B) \
-	X(L2D_TLB_REFILL, 0x2D) X(L2I_TLB_REFILL, 0x2E) X(L2D_TLB, 0x2F) X(L2I_TLB, 0x30)                \
+	X(L2D_TLB_REFILL, 0x2D) X(L2I_TLB_REFILL, 0x2E) X(L2D_TLB, 0x2F)         \
+	X(L2I_TLB, 0x30)                                                         \
 	X(DTLB_WALK, 0x34) X(ITLB_WALK, 0x35) X(LL_CACHE_RD, 0x36)               \
 	X(LL_CACHE_MISS_RD, 0x37)                                                \
 	X(L1D_CACHE_RD, 0x40) X(L1D_CACHE_WR, 0x41)                              \

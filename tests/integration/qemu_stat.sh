@@ -3,15 +3,29 @@
 # against an independent count, determinism, a dynamic program with its
 # sysroot, each bad input's message, a crashing guest, stdin/stdout/exit
 # status pass-through, --by-symbol, regions, a multi-threaded guest.
-# Usage: qemu_stat.sh DYNPMU PLUGIN GUEST_DIR
+# Run by tests/integration/CMakeLists.txt with DYNPMU and DPMU_SOURCE_DIR set;
+# the plugin sits next to dynpmu; guests come from the build
+# (tests/integration/qemu_guests) or are cross-compiled here.
 set -u
-DYNPMU=$1
-PLUGIN=$2
-G=$3
+: "${DYNPMU:?DYNPMU: the dynpmu binary}"
+SRC=${DPMU_SOURCE_DIR:-$(dirname "$0")/../..}
+PLUGIN=${DPMU_PLUGIN:-$(dirname "$DYNPMU")/libdpmu_qemu.so}
+G=$(dirname "$DYNPMU")/tests/integration/qemu_guests
 SYSROOT=/usr/aarch64-linux-gnu
 export DPMU_PLUGIN="$PLUGIN"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+if ! command -v qemu-aarch64 >/dev/null || ! command -v aarch64-linux-gnu-gcc >/dev/null; then
+	echo "skipped: needs qemu-user and gcc-aarch64-linux-gnu (scripts/deps.sh test)"
+	exit 0
+fi
+if [ ! -x "$G/guest" ]; then
+	G=$T
+	Q=$SRC/tests/integration/qemu_guests
+	aarch64-linux-gnu-gcc -O1 -static -pthread -I"$SRC/include" "$Q/guest.c" -o "$G/guest" &&
+	aarch64-linux-gnu-gcc -O1 -pthread -I"$SRC/include" "$Q/guest.c" -o "$G/guest-dyn" &&
+	aarch64-linux-gnu-gcc -nostdlib -static "$Q/count.S" -o "$G/count" || exit 1
+fi
 fails=0
 pass() { echo "ok   $1"; }
 fail() { echo "FAIL $1"; fails=$((fails + 1)); }

@@ -31,10 +31,12 @@ test-main:
 	$(CMAKE) --build build-test -j$(JOBS)
 	cd build-test && ctest --output-on-failure -j$(JOBS)
 
-# clang must build everything warning-free too.
+# clang must build everything warning-free too; its build also holds the
+# libFuzzer targets, run briefly from their checked-in corpus.
 test-clang:
 	$(CMAKE) -S . -B build-clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang >/dev/null
 	$(CMAKE) --build build-clang -j$(JOBS)
+	cd build-clang && ctest --output-on-failure -L fuzz
 
 # The collector under ThreadSanitizer.
 test-tsan:

@@ -30,6 +30,20 @@ struct dpmu_backend_ops {
 	/* Time since the workload started, in (simulated) nanoseconds. */
 	uint64_t (*time_ns)(struct dpmu_backend *b);
 	void (*destroy)(struct dpmu_backend *b);
+	/* Optional (NULL: the monitor uses run). Like run, and also calls
+	 * tick when the backend's time passes each multiple of period_ns
+	 * (0: no timer) and whenever the overflow interrupt line of a core or
+	 * cluster PMU of the workload's cores is asserted, as a timer and the
+	 * PMU interrupt would call firmware. */
+	int (*run_timed)(struct dpmu_backend *b, uint64_t interval, uint64_t period_ns,
+			 dpmu_backend_tick_fn tick, void *ctx, struct dpmu_err *err);
+	/* Optional (NULL: amu/ events are refused). Set up the Activity
+	 * Monitors of `cpu` as EL3 firmware would (AMEVTYPER1<n> and the
+	 * AMCNTENSET registers are writable only at the highest EL, Arm ARM
+	 * D24.6): group-1 counter n selects events[n] (n < count), every
+	 * group-0 counter and those `count` group-1 counters enabled. */
+	int (*amu_setup)(struct dpmu_backend *b, unsigned cpu, const uint16_t *events,
+			 unsigned count, struct dpmu_err *err);
 };
 
 struct dpmu_backend {

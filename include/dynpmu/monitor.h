@@ -1,19 +1,20 @@
 /*
- * The monitor (src/monitor): turns a list of event names into counters
+ * The monitor (src/monitor): turns a list of events into counters
  * programmed through the driver, runs a workload on a backend, and reads
  * the counts back, as firmware would: every value comes from a register
  * read through include/dynpmu/driver.h.
  *
  * A session has three steps:
- *   1. an event list, parsed against the catalogs of the profile's core
- *      types and clusters (dpmu_mon_events_parse / _default);
- *   2. a schedule: each event onto a counter of every core (or cluster) it
- *      is measured on, the cycle events onto the cycle counters
- *      (dpmu_mon_session_create, which fails when events outnumber
- *      counters: multiplexing is not part of this session);
- *   3. start, polls while the workload runs (counters are widened to 64
- *      bits in software: each poll adds the wrapped difference since the
- *      last one), stop, and the results.
+ *   1. an event list in perf's syntax, parsed against the catalogs of the
+ *      profile's core types, clusters and Activity Monitors
+ *      (dpmu_mon_events_parse / _default);
+ *   2. a schedule: on every core (or cluster) PMU, the groups of events it
+ *      implements; when they need more event counters than the PMU has,
+ *      they take turns (rotation, seed 003 section 4.2), a group always
+ *      as a whole (dpmu_mon_session_create_opts);
+ *   3. start, ticks while the workload runs (reads, rotations, interval
+ *      snapshots, overflow handling), stop, and the results: per event
+ *      and unit the count with perf's enabled / running times.
  */
 #ifndef DYNPMU_MONITOR_H
 #define DYNPMU_MONITOR_H
@@ -34,31 +35,47 @@ struct dpmu_backend;
 enum dpmu_mon_target {
 	DPMU_MON_CORE = 0,     /* the core PMU of each measured core */
 	DPMU_MON_CLUSTER = 1,  /* the DSU cluster PMU of each measured cluster */
+	DPMU_MON_AMU = 2,      /* the Activity Monitors of each measured core */
 };
 
 /* One requested event, resolved per core type and per cluster (a name may
  * have different codes, or none, in the A75 and A55 catalogs). */
 struct dpmu_mon_event {
-	char name[DPMU_NAME_MAX];           /* Arm's spelling, or the raw form "r1b" */
+	/* Arm's spelling, with the modifiers as given: "INST_RETIRED",
+	 * "INST_RETIRED:u", the raw form "r1b", "amu:CPU_CYCLES". */
+	char name[DPMU_NAME_MAX];
 	enum dpmu_mon_target target;
 	bool raw;                           /* given as a code (r1b, 0x1b) */
-	int32_t code[DPMU_MAX_CORE_TYPES];  /* core target: code per profile core type */
+	unsigned els;                       /* core PMU: DPMU_DRV_EL0 | ... it counts at */
+	unsigned group;                     /* group number: events of one {...} share it */
+	bool grouped;                       /* written inside {...} */
+	int32_t code[DPMU_MAX_CORE_TYPES];  /* core / AMU target: code per profile core type */
 	int32_t cluster_code[DPMU_MAX_CLUSTERS];
 };
 
 struct dpmu_mon_events {
 	unsigned n;
+	unsigned ngroups;
 	struct dpmu_mon_event ev[DPMU_MON_MAX_EVENTS];
 };
 
-/* Parse a comma-separated list. Each item is a catalog name
- * (case-insensitive), a raw code (r1b or 0x1b, hex), or either of
- * those qualified by a PMU, core/NAME/ or cluster/NAME/. An unqualified
- * name found in a cluster catalog goes on the cluster PMU (L3D_CACHE,
- * BUS_ACCESS); raw codes go on the core PMU. Names are looked up in the
- * catalogs of the core types of the cores in `cores` (bit n = core n) and
- * of their clusters. Unknown names fail with DPMU_ENOENT and
- * "unknown event 'l1d_cahce' (did you mean l1d_cache?)". */
+/* Parse a comma-separated list in perf's syntax:
+ *   NAME          a catalog name (case-insensitive) or one of perf's
+ *                 generic names (cycles, instructions, branch-misses,
+ *                 L1-dcache-load-misses, ...), mapped as Linux's arm_pmuv3
+ *                 driver maps them;
+ *   r1b, 0x1b     a raw event number (hex) on the core PMU;
+ *   core/NAME/, cluster/NAME/, amu/NAME/   the PMU made explicit;
+ *   NAME:u, :k, :h, :uk ...   count only at EL0 / EL1 / EL2 (PMEVTYPER
+ *                 filter; core PMU only; default EL0 and EL1);
+ *   {a,b,...}     a group: always on counters together; {a,b}:u applies
+ *                 the modifier to each member.
+ * An unqualified name found in a cluster catalog goes on the cluster PMU
+ * (L3D_CACHE, BUS_ACCESS); raw codes go on the core PMU. Names are looked
+ * up in the catalogs of the core types of the cores in `cores` (bit n =
+ * core n) and of their clusters. Unknown names fail with DPMU_ENOENT and
+ * "unknown event 'l1d_cahce' (did you mean l1d_cache?)"; bad syntax with
+ * DPMU_EINVAL and a message naming the item. */
 int dpmu_mon_events_parse(const char *list, const struct dpmu_profile *p, uint64_t cores,
 			  struct dpmu_mon_events *out, struct dpmu_err *err);
 /* The default set (perf-like): CPU_CYCLES, INST_RETIRED, BR_RETIRED,
@@ -67,68 +84,127 @@ int dpmu_mon_events_parse(const char *list, const struct dpmu_profile *p, uint64
 int dpmu_mon_events_default(const struct dpmu_profile *p, uint64_t cores,
 			    struct dpmu_mon_events *out, struct dpmu_err *err);
 
-/* Where event i sits on one PMU. */
-#define DPMU_MON_UNSCHEDULED 0xffu   /* not counted here (not implemented) */
+/* Where event i sits on one PMU at the moment. */
+#define DPMU_MON_UNSCHEDULED 0xffu   /* not on a counter now (or not implemented) */
 
 struct dpmu_mon_pmu {
 	bool used;
+	enum dpmu_mon_target target;
 	unsigned cpu;                        /* core, or the cluster number */
 	unsigned nslots;                     /* event counters it has (PMCR.N) */
 	unsigned width;                      /* event counter bits: 32, or 64 (PMUv3p5, newer DSUs) */
+	bool chain;                          /* 64-bit counts from CHAIN pairs (--long) */
+	bool rotates;                        /* its groups take turns */
 	uint8_t counter[DPMU_MON_MAX_EVENTS];/* counter index, DPMU_DRV_CYCLE, or unscheduled */
-	uint64_t last[32];                   /* raw value at the previous poll (per counter) */
+	bool counted[DPMU_MON_MAX_EVENTS];   /* implemented here (takes part in the schedule) */
+	uint16_t code[DPMU_MON_MAX_EVENTS];  /* event number on this PMU */
+	uint8_t need[DPMU_MON_MAX_EVENTS];   /* event counters it takes: 0 (cycle counter), 1, 2 */
+	uint64_t last[32];                   /* raw value at the previous read (per counter) */
 	uint64_t total[DPMU_MON_MAX_EVENTS]; /* widened count per event */
-	uint32_t mask;                       /* PMCNTENSET bits in use */
+	uint64_t running[DPMU_MON_MAX_EVENTS];/* ns on a counter */
+	uint64_t since;                      /* when the current schedule went on */
+	uint32_t mask;                       /* PMCNTENSET bits in use now */
+	uint32_t wide;                       /* counters read as 64-bit pairs (even index) */
+	unsigned head;                       /* rotation: first group of the next turn */
+	unsigned rotations;                  /* turns taken */
+	uint32_t ssrr;                       /* PMSSRR as read back (interval mode) */
+	/* at the last interval boundary */
+	uint64_t mark_total[DPMU_MON_MAX_EVENTS];
+	uint64_t mark_running[DPMU_MON_MAX_EVENTS];
 };
 
 struct dpmu_mon_session;
 
-/* Schedule `ev` on the core PMUs of `cores` and the cluster PMUs of their
- * clusters. Fails with DPMU_EBUSY, naming the core type and the counts, when
- * one PMU would need more counters than it has. `drv` and `p` must outlive
- * the session. */
+/* How a session runs. Zero fields take the defaults. */
+struct dpmu_mon_options {
+	bool long_counters;   /* --long: CHAIN pairs on 32-bit PMUs */
+	uint64_t mux_ns;      /* rotation period; 0: DPMU_MON_MUX_DEFAULT_NS */
+	uint64_t interval_ns; /* snapshot interval (-I); 0: none */
+	/* Called at the end of each interval (and of the last, partial one)
+	 * with the interval's start and end: dpmu_mon_interval_count reads
+	 * its counts. A non-zero return stops the run. */
+	int (*on_interval)(void *ctx, const struct dpmu_mon_session *s, uint64_t t0_ns,
+			   uint64_t t1_ns, struct dpmu_err *err);
+	void *ctx;
+};
+
+/* perf's default rotation period is 4 ms of wall-clock time on hardware
+ * running ~10^9 instructions a second; the simulation replays ~10^6-10^7
+ * a second, so 4 ms of a hardware run is ~4 us of simulated time: the
+ * default rotates at the same rate per replayed instruction (docs/stat.md). */
+#define DPMU_MON_MUX_DEFAULT_NS 4000u
+
+/* Schedule `ev` on the core PMUs of `cores`, their AMUs and the cluster
+ * PMUs of their clusters. A group that needs more event counters than a
+ * PMU has is DPMU_EBUSY, naming the group, the PMU and the counts; AMU
+ * events beyond the AMU's group-1 counters likewise. `drv` and `p` must
+ * outlive the session. */
+int dpmu_mon_session_create_opts(struct dpmu_drv *drv, const struct dpmu_profile *p,
+				 const struct dpmu_mon_events *ev, uint64_t cores,
+				 const struct dpmu_mon_options *opt,
+				 struct dpmu_mon_session **out, struct dpmu_err *err);
+/* The same with default options. */
 int dpmu_mon_session_create(struct dpmu_drv *drv, const struct dpmu_profile *p,
 			    const struct dpmu_mon_events *ev, uint64_t cores,
 			    struct dpmu_mon_session **out, struct dpmu_err *err);
 void dpmu_mon_session_destroy(struct dpmu_mon_session *s);
 
 /* Reset, program and enable every scheduled counter; `now_ns` starts the
- * enabled/running clocks. */
+ * enabled/running clocks. AMU events need dpmu_mon_run (the backend sets
+ * the AMU up as EL3 firmware would) or an AMU already enabled. */
 int dpmu_mon_start(struct dpmu_mon_session *s, uint64_t now_ns, struct dpmu_err *err);
-/* Read every counter and add what it counted since the last poll. Call at
- * least once per 2^32 events on a counter (the trace replay does it every
- * DPMU_MON_POLL_INSNS instructions). */
+/* Read every counter and add what it counted since the last read; rotate
+ * when a rotation period has passed, snapshot when an interval has ended.
+ * A 32-bit counter is read often enough and its overflow flag (PMOVSSET)
+ * taken into account, so fewer than 2^33 events between two calls are
+ * counted exactly. */
 int dpmu_mon_poll(struct dpmu_mon_session *s, uint64_t now_ns, struct dpmu_err *err);
-/* Final poll, then disable the counters. */
+/* Final poll (and interval), then disable the counters. */
 int dpmu_mon_stop(struct dpmu_mon_session *s, uint64_t now_ns, struct dpmu_err *err);
 #define DPMU_MON_POLL_INSNS 65536u
 
-/* start, the backend's run (polling on each tick), stop. */
+/* AMU setup through the backend, start, the backend's run (ticking on
+ * the rotation / interval period and on overflow interrupts), stop. */
 int dpmu_mon_run(struct dpmu_mon_session *s, struct dpmu_backend *b, struct dpmu_err *err);
 
 /* ---- results -------------------------------------------------------------- */
 
 struct dpmu_mon_count {
 	bool supported;       /* counted on at least one PMU */
-	uint64_t value;
+	uint64_t value;       /* as counted (not scaled) */
 	uint64_t enabled_ns;  /* time the event was enabled */
-	uint64_t running_ns;  /* time it was on a counter (= enabled here) */
+	uint64_t running_ns;  /* time it was on a counter */
 };
 
+/* perf's estimate of a multiplexed count: value x enabled / running
+ * (rounded to nearest); value when running = enabled; 0 when running = 0. */
+uint64_t dpmu_mon_scaled(const struct dpmu_mon_count *c);
+
 const struct dpmu_mon_events *dpmu_mon_session_events(const struct dpmu_mon_session *s);
-/* Event i on core `cpu` or cluster `cluster` (its target decides which). */
+/* Event i on core `unit` or cluster `unit` (its target decides which). */
 int dpmu_mon_count_on(const struct dpmu_mon_session *s, unsigned i, unsigned unit,
 		      struct dpmu_mon_count *out);
-/* Event i summed over every core (or cluster) it was measured on. */
+/* Event i summed over every core (or cluster) it was measured on: values,
+ * enabled and running times add up, as perf aggregates. */
 void dpmu_mon_count_total(const struct dpmu_mon_session *s, unsigned i,
 			  struct dpmu_mon_count *out);
+/* In an on_interval callback: event i on `unit` during that interval. */
+int dpmu_mon_interval_count(const struct dpmu_mon_session *s, unsigned i, unsigned unit,
+			    struct dpmu_mon_count *out);
 /* Cores and clusters measured (bit n = core / cluster n). */
 uint64_t dpmu_mon_session_cores(const struct dpmu_mon_session *s);
 uint64_t dpmu_mon_session_clusters(const struct dpmu_mon_session *s);
-/* The schedule on a core or cluster PMU (for tests and reports). */
+/* The schedule on a core, AMU or cluster PMU (for tests and reports). */
 const struct dpmu_mon_pmu *dpmu_mon_session_pmu(const struct dpmu_mon_session *s,
 						enum dpmu_mon_target t, unsigned unit);
+/* Snapshots taken (intervals ended) so far. */
+unsigned dpmu_mon_session_intervals(const struct dpmu_mon_session *s);
 /* First event index with this name (case-insensitive), or -1. */
 int dpmu_mon_events_find(const struct dpmu_mon_events *ev, const char *name);
+
+/* --purpose: the snapshot interval for what is being studied (seed 001
+ * section 5.2: power 100-500 ms, tuning 10-50 ms, locks 1-5 ms). Returns
+ * the interval in ns, or 0 for an unknown purpose. */
+uint64_t dpmu_mon_purpose_interval(const char *purpose);
 
 #endif

@@ -98,6 +98,125 @@ static int sim_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_
 	return rc;
 }
 
+/* Instructions retired between checks of the timer and the interrupt
+ * lines: the engine's default batch, the skid its overflow interrupts
+ * already have (docs/events.md). */
+#define SIM_CHUNK DPMU_UARCH_BATCH_DEFAULT
+
+static bool irq_pending(const struct sim *s)
+{
+	unsigned n = dpmu_model_ncores(s->model);
+	uint64_t clusters = 0;
+	for (unsigned c = 0; c < n && c < 64; c++) {
+		if (!(s->b.cores >> c & 1))
+			continue;
+		if (dpmu_model_core_irq(s->model, c))
+			return true;
+		clusters |= UINT64_C(1) << dpmu_model_core_cluster(s->model, c);
+	}
+	for (unsigned k = 0; k < dpmu_model_nclusters(s->model) && k < 64; k++)
+		if ((clusters >> k & 1) && dpmu_model_cluster_irq(s->model, k))
+			return true;
+	return false;
+}
+
+/* The replay loop of dpmu_trace_replay, with the monitor's timer and the
+ * PMU interrupt lines looked at every SIM_CHUNK instructions. */
+static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t period_ns,
+			 dpmu_backend_tick_fn tick, void *ctx, struct dpmu_err *err)
+{
+	struct sim *s = (struct sim *)b;
+	struct dpmu_trace_reader *r;
+	int rc = dpmu_trace_open(s->trace, DPMU_TRACE_AUTO, &r, err);
+	if (rc)
+		return rc;
+	dpmu_trace_set_ncores(r, dpmu_model_ncores(s->model));
+	s->tick = tick;
+	s->tick_ctx = ctx;
+	memset(&s->ran, 0, sizeof s->ran);
+	rc = set_el(s, 0, err);
+	uint64_t next_insns = interval;
+	uint64_t next_ns = period_ns ? dpmu_uarch_time_ns(s->uarch) + period_ns : UINT64_MAX;
+	while (!rc) {
+		unsigned core;
+		const struct dpmu_insn *insns;
+		long n = dpmu_trace_next(r, &core, &insns, err);
+		if (n <= 0) {
+			rc = (int)n;
+			break;
+		}
+		for (long done = 0; !rc && done < n;) {
+			size_t k = (size_t)(n - done) < SIM_CHUNK ? (size_t)(n - done) : SIM_CHUNK;
+			dpmu_uarch_retire(s->uarch, core, insns + done, k);
+			dpmu_trace_summary_add(&s->ran, core, k);
+			done += (long)k;
+			uint64_t now = dpmu_uarch_time_ns(s->uarch);
+			bool due = (interval && s->ran.insns >= next_insns) || now >= next_ns ||
+				   irq_pending(s);
+			if (!due || !tick)
+				continue;
+			rc = sim_tick(s, err);
+			next_insns = s->ran.insns + interval;
+			if (period_ns)
+				while (next_ns <= now)
+					next_ns += period_ns;
+		}
+	}
+	if (!rc) {
+		dpmu_uarch_flush(s->uarch);
+		if (tick)
+			rc = sim_tick(s, err);
+	}
+	/* Back at EL1 for the monitor's last accesses, even after an error. */
+	struct dpmu_err e2;
+	int rc2 = set_el(s, 1, &e2);
+	if (!rc && rc2) {
+		rc = rc2;
+		if (err)
+			*err = e2;
+	}
+	dpmu_trace_close(r);
+	s->tick = NULL;
+	return rc;
+}
+
+/* EL3 firmware's part of AMU use: only the highest Exception level may
+ * select group-1 events and enable AMU counters (Arm ARM D24.6), so the
+ * core goes to EL3 (Secure) for the driver's AMU calls and back to EL1
+ * Non-secure. The backend is the only layer that can change a core's EL. */
+static int sim_amu_setup(struct dpmu_backend *b, unsigned cpu, const uint16_t *events,
+			 unsigned count, struct dpmu_err *err)
+{
+	struct sim *s = (struct sim *)b;
+	const struct dpmu_drv_cpuinfo *ci = dpmu_drv_cpuinfo(s->b.drv, cpu);
+	if (!ci || !ci->amu)
+		return dpmu_err_set(err, DPMU_ENOTSUP, "cpu%u has no Activity Monitors", cpu);
+	if (count > ci->amu_cg1nc)
+		return dpmu_err_set(err, DPMU_EBUSY,
+				    "cpu%u: %u AMU group-1 events, it has %u group-1 counters", cpu,
+				    count, ci->amu_cg1nc);
+	dpmu_uarch_flush_core(s->uarch, cpu);
+	unsigned el;
+	enum dpmu_security sec;
+	dpmu_model_get_el(s->model, cpu, &el, &sec);
+	int rc = dpmu_model_set_el(s->model, cpu, 3, DPMU_SECURE, err);
+	for (unsigned i = 0; !rc && i < count; i++)
+		rc = dpmu_drv_amu_select(s->b.drv, cpu, i, events[i], err);
+	uint32_t g0 = ci->amu_cg0nc >= 32 ? ~0u : (1u << ci->amu_cg0nc) - 1;
+	if (!rc && g0)
+		rc = dpmu_drv_amu_enable(s->b.drv, cpu, 0, g0, true, err);
+	if (!rc && count)
+		rc = dpmu_drv_amu_enable(s->b.drv, cpu, 1, (1u << count) - 1, true, err);
+	struct dpmu_err e2;
+	int rc2 = dpmu_model_set_el(s->model, cpu, el, sec, &e2);
+	if (!rc && rc2) {
+		rc = rc2;
+		if (err)
+			*err = e2;
+	}
+	return rc;
+}
+
 static void sim_destroy(struct dpmu_backend *b)
 {
 	struct sim *s = (struct sim *)b;
@@ -115,6 +234,8 @@ static const struct dpmu_backend_ops sim_ops = {
 	.run = sim_run,
 	.time_ns = sim_time_ns,
 	.destroy = sim_destroy,
+	.run_timed = sim_run_timed,
+	.amu_setup = sim_amu_setup,
 };
 
 int dpmu_sim_create(const struct dpmu_sim_options *opt, struct dpmu_backend **out,

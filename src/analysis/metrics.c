@@ -212,7 +212,9 @@ static void not_available(struct expr *x, const char *fmt, const char *a, const 
 	if (x->missing)
 		return; /* keep the first reason */
 	x->missing = true;
-	snprintf(x->why, sizeof x->why, fmt, a, b);
+	/* A reason longer than the buffer is cut; the start names the event. */
+	if (snprintf(x->why, sizeof x->why, fmt, a, b) >= (int)sizeof x->why)
+		x->why[sizeof x->why - 1] = '\0';
 }
 
 static void syntax(struct expr *x, const char *what)

@@ -899,7 +899,8 @@ static int find_plugin(char *out, size_t cap, struct dpmu_err *err)
 	char *slash = strrchr(exe, '/');
 	if (slash)
 		*slash = '\0';
-	snprintf(out, cap, "%s/libdpmu_qemu.so", exe);
+	if (snprintf(out, cap, "%s/libdpmu_qemu.so", exe) >= (int)cap)
+		return dpmu_err_set(err, DPMU_ERANGE, "the path of dynpmu (%s) is too long", exe);
 	if (access(out, R_OK) != 0)
 		return dpmu_err_set(err, DPMU_ENOENT,
 				    "the qemu plugin %s is missing (build the dpmu_qemu target, or set "

@@ -523,6 +523,7 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			dpmu_mem_op(u, c, in, true, &bw);
 			/* A full store buffer stalls: the wait is not overlapped. */
 			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
+			c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
 			c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
 			c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
 			c->stall_cycles += bw;
@@ -552,6 +553,8 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			c->rem_ld_tlb -= qt * mlp;
 			c->rem_ld_cache -= qc * mlp;
 			c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
+			/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
+			c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
 			c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
 			c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
 			c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;

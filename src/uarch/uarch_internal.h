@@ -63,7 +63,8 @@
 	X(CRYPTO_SPEC, 0x77) X(BR_IMMED_SPEC, 0x78) X(BR_RETURN_SPEC, 0x79)      \
 	X(BR_INDIRECT_SPEC, 0x7A) X(ISB_SPEC, 0x7C) X(DSB_SPEC, 0x7D)            \
 	X(DMB_SPEC, 0x7E) X(EXC_SVC, 0x82)                                       \
-	X(L3D_CACHE_RD, 0xA0) X(L3D_CACHE_REFILL_RD, 0xA2)
+	X(L3D_CACHE_RD, 0xA0) X(L3D_CACHE_REFILL_RD, 0xA2)                      \
+	X(STALL_BACKEND_MEM, 0x4005)
 
 #define DPMU_UEV_ENUM(name, code) DPMU_UEV_##name,
 enum dpmu_uev { DPMU_UEV_LIST(DPMU_UEV_ENUM) DPMU_UEV_COUNT };

@@ -310,6 +310,32 @@ static void stall_cycles_never_exceed_cpu_cycles(void **state)
 	fx_free(f);
 }
 
+/* The AMU's fourth architected group-0 counter, STALL_BACKEND_MEM (0x4005,
+ * AMEVCNTR03; reference section 4), counts the memory part of the back-end
+ * stall: never more than STALL_BACKEND, and something on a miss-heavy run.
+ * The AMU enables are writable only at EL3 (Arm ARM D24.6): set them there. */
+#define AMCNTENSET0_EL0 DPMU_SYSREG(3, 3, 13, 2, 5)
+#define AMEVCNTR03_EL0 DPMU_SYSREG(3, 3, 13, 4, 3)
+
+static void amu_stall_backend_mem_counts_memory_stalls(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	struct dpmu_err err;
+	const uint16_t ev[] = { STALL_BACKEND };
+	program(f, 0, ev, 1);
+	assert_int_equal(dpmu_model_set_el(f->m, 0, 3, DPMU_SECURE, &err), 0);
+	wr(f, 0, AMCNTENSET0_EL0, 0xf);
+	assert_int_equal(dpmu_model_set_el(f->m, 0, 1, DPMU_NONSECURE, &err), 0);
+	sweep(f, 0, 0x10000000, 8u << 20, false);
+	uint64_t mem = rd(f, 0, AMEVCNTR03_EL0), be = counter(f, 0, 0);
+	print_message("STALL_BACKEND %llu, STALL_BACKEND_MEM %llu\n", (unsigned long long)be,
+		      (unsigned long long)mem);
+	assert_true(mem > 0);
+	assert_true(mem <= be);
+	fx_free(f);
+}
+
 /* Both DSU numberings receive the cluster events: the same run counts the
  * same in the classic codes (L3D_CACHE 0x2B, L3D_CACHE_REFILL 0x2A,
  * BUS_ACCESS 0x19) and in the DSU-120 ones (L3_ACCESS 0x4000, L3_REFILL
@@ -551,6 +577,7 @@ int main(void)
 		cmocka_unit_test(instruction_classes_feed_their_spec_events),
 		cmocka_unit_test(line_crossing_access_looks_up_both_lines),
 		cmocka_unit_test(stall_cycles_never_exceed_cpu_cycles),
+		cmocka_unit_test(amu_stall_backend_mem_counts_memory_stalls),
 		cmocka_unit_test(both_dsu_numberings_receive_cluster_events),
 		cmocka_unit_test(overflow_interrupt_skid_is_bounded_by_batch),
 		cmocka_unit_test(reads_after_flush_are_exact),

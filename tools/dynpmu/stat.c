@@ -447,23 +447,29 @@ static const char default_metrics[] =
 static void add_metric_events(const struct dpmu_an_metric *const *m, size_t nm,
 			      const struct dpmu_backend *b, char *list, size_t cap)
 {
+	/* Two parsed lists are large (DPMU_MON_MAX_EVENTS each): keep them off
+	 * the stack. On allocation failure no event is added; the metrics
+	 * then report what is missing. */
+	struct dpmu_mon_events *one = malloc(sizeof *one), *have = malloc(sizeof *have);
+	if (!one || !have)
+		goto out;
 	for (size_t i = 0; i < nm; i++) {
 		for (int alt = 0; alt < 2; alt++) {
 			char names[16][DPMU_NAME_MAX];
 			size_t n = dpmu_an_metric_events(m[i], alt, names, 16);
 			for (size_t k = 0; k < n && k < 16; k++) {
 				char item[DPMU_NAME_MAX + 8];
-				if (strncasecmp(names[k], "amu:", 4) == 0)
-					snprintf(item, sizeof item, "amu/%s/", names[k] + 4);
-				else
-					snprintf(item, sizeof item, "%s", names[k]);
-				static struct dpmu_mon_events one, have;
+				bool amu = strncasecmp(names[k], "amu:", 4) == 0;
+				int len = amu ? snprintf(item, sizeof item, "amu/%s/", names[k] + 4)
+					      : snprintf(item, sizeof item, "%s", names[k]);
+				if (len < 0 || (size_t)len >= sizeof item)
+					continue; /* not a name any catalog has */
 				struct dpmu_err e;
-				if (dpmu_mon_events_parse(item, b->profile, b->cores, &one, &e))
+				if (dpmu_mon_events_parse(item, b->profile, b->cores, one, &e))
 					continue;
-				if (list[0] && dpmu_mon_events_parse(list, b->profile, b->cores, &have,
-								     &e) == 0 &&
-				    dpmu_mon_events_find(&have, one.ev[0].name) >= 0)
+				if (list[0] &&
+				    dpmu_mon_events_parse(list, b->profile, b->cores, have, &e) == 0 &&
+				    dpmu_mon_events_find(have, one->ev[0].name) >= 0)
 					continue;
 				size_t used = strlen(list);
 				if (used + strlen(item) + 2 < cap)
@@ -471,6 +477,9 @@ static void add_metric_events(const struct dpmu_an_metric *const *m, size_t nm,
 			}
 		}
 	}
+out:
+	free(one);
+	free(have);
 }
 
 struct stat_ctx {

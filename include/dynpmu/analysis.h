@@ -248,11 +248,4 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 /* 1234567 -> "1,234,567"; returns buf. */
 const char *dpmu_an_thousands(uint64_t v, char *buf, size_t cap);
 
-/* ---- what the simulator produces --------------------------------------------- */
-
-/* Whether the simulated cluster (model + engine) produces an event of a PMU
- * kind, by name: the engine's own table is not public, this mirrors
- * docs/events.md. */
-bool dpmu_an_sim_produces(enum dpmu_pmu_kind pmu, const char *name);
-
 #endif

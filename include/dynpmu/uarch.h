@@ -109,4 +109,9 @@ void dpmu_uarch_set_observer(struct dpmu_uarch *u, dpmu_uarch_observer_fn fn, vo
  * not have, ...), or "no error". */
 const char *dpmu_uarch_errmsg(const struct dpmu_uarch *u);
 
+/* Whether the simulated cluster produces the event `name` (a catalog name,
+ * case-insensitive) on a PMU of this kind: the engine's happenings and what
+ * the model counts by itself (docs/events.md). For `dynpmu list`. */
+bool dpmu_uarch_produces(enum dpmu_pmu_kind pmu, const char *name);
+
 #endif

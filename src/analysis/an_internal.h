@@ -6,7 +6,6 @@
  *   report.c    perf-like table and CSV
  *   json.c      JSON lines (jansson)
  *   svg.c       the interval chart
- *   modelled.c  what the simulator produces
  */
 #ifndef DPMU_AN_INTERNAL_H
 #define DPMU_AN_INTERNAL_H

@@ -5,6 +5,7 @@
  * docs/events.md says for every catalog event whether it is produced.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "uarch/uarch_internal.h"
 
@@ -156,4 +157,44 @@ void dpmu_cev_codes(const struct dpmu_cluster_params *cp, uint16_t codes[DPMU_CE
 		if (d)
 			codes[e] = d->code;
 	}
+}
+
+/* Does the simulated cluster produce the event called `name` on this kind
+ * of PMU? Read from the tables above, so `dynpmu list` cannot drift from
+ * what the engine delivers. Besides the engine's happenings, the model
+ * counts some events by itself: the clocks (CPU_CYCLES, the DSU's CYCLES,
+ * the AMU's CNT_CYCLES), SW_INCR (PMSWINC) and CHAIN (overflows). An AMU
+ * counter counts whatever its core receives. */
+static bool core_produces(const char *name)
+{
+	static const char *const by_model[] = { "SW_INCR", "CPU_CYCLES", "CHAIN", "BUS_CYCLES" };
+	for (size_t i = 0; i < sizeof by_model / sizeof by_model[0]; i++)
+		if (strcasecmp(name, by_model[i]) == 0)
+			return true;
+	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++)
+		if (strcasecmp(name, uev_table[e].name) == 0)
+			return true;
+	for (unsigned e = 0; e < DPMU_IEV_COUNT; e++)
+		if (strcasecmp(name, iev_names[e]) == 0)
+			return true;
+	return false;
+}
+
+bool dpmu_uarch_produces(enum dpmu_pmu_kind pmu, const char *name)
+{
+	switch (pmu) {
+	case DPMU_PMU_CORE:
+		return core_produces(name);
+	case DPMU_PMU_AMU:
+		return strcasecmp(name, "CNT_CYCLES") == 0 || core_produces(name);
+	case DPMU_PMU_CLUSTER:
+		if (strcasecmp(name, "CYCLES") == 0)
+			return true;
+		for (unsigned e = 0; e < DPMU_CEV_COUNT; e++)
+			for (unsigned num = 0; num < 2; num++)
+				if (cev_table[e].name[num] && strcasecmp(name, cev_table[e].name[num]) == 0)
+					return true;
+		return false;
+	}
+	return false;
 }

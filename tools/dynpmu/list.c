@@ -21,6 +21,7 @@
 #include "dynpmu/analysis.h"
 #include "dynpmu/driver.h"
 #include "dynpmu/regio_model.h"
+#include "dynpmu/uarch.h"
 
 struct list_row {
 	const struct dpmu_event_desc *ev;
@@ -126,7 +127,7 @@ static int list_core_type(struct list_ctx *c, unsigned ty)
 		r.from_profile = st == DPMU_DRV_EVENT_UNKNOWN;
 		r.implemented = r.from_profile ? dpmu_core_type_implements(t, r.ev->code)
 					       : st == DPMU_DRV_EVENT_YES;
-		r.modelled = dpmu_an_sim_produces(DPMU_PMU_CORE, r.ev->name);
+		r.modelled = dpmu_uarch_produces(DPMU_PMU_CORE, r.ev->name);
 		emit(c, &r);
 	}
 
@@ -157,7 +158,7 @@ static int list_core_type(struct list_ctx *c, unsigned ty)
 				r.implemented = r.implemented || t->amu_selectable[k] == r.ev->code;
 			r.from_profile = true;
 		}
-		r.modelled = r.implemented && dpmu_an_sim_produces(DPMU_PMU_AMU, r.ev->name);
+		r.modelled = r.implemented && dpmu_uarch_produces(DPMU_PMU_AMU, r.ev->name);
 		emit(c, &r);
 	}
 	return 0;
@@ -183,7 +184,7 @@ static int list_cluster(struct list_ctx *c, unsigned cl)
 		r.from_profile = st == DPMU_DRV_EVENT_UNKNOWN;
 		r.implemented = r.from_profile ? dpmu_cluster_implements(cp, r.ev->code)
 					       : st == DPMU_DRV_EVENT_YES;
-		r.modelled = dpmu_an_sim_produces(DPMU_PMU_CLUSTER, r.ev->name);
+		r.modelled = dpmu_uarch_produces(DPMU_PMU_CLUSTER, r.ev->name);
 		emit(c, &r);
 	}
 	return 0;

@@ -23,10 +23,10 @@ test:
 	@scripts/deps.sh test
 	$(MAKE) --no-print-directory test-main test-clang test-tsan test-aarch64
 
-# gcc -O2 (its optimiser finds warnings -O0 hides), AddressSanitizer +
-# UndefinedBehaviorSanitizer, every test.
+# gcc at make demo's optimisation level (its optimiser finds warnings -O0
+# hides), AddressSanitizer + UndefinedBehaviorSanitizer, every test.
 test-main:
-	$(CMAKE) -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=gcc \
+	$(CMAKE) -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc \
 		-DDPMU_SANITIZE=address,undefined >/dev/null
 	$(CMAKE) --build build-test -j$(JOBS)
 	cd build-test && ctest --output-on-failure -j$(JOBS)

@@ -212,4 +212,12 @@ uint64_t dpmu_profile_mpidr(const struct dpmu_profile *p, unsigned core);
 bool dpmu_core_type_implements(const struct dpmu_core_type *t, uint16_t event);
 bool dpmu_cluster_implements(const struct dpmu_cluster_params *c, uint16_t event);
 
+/* ---- names --------------------------------------------------------------- */
+
+/* Case-insensitive edit distance between two names (events, registers,
+ * metrics, commands), for "did you mean" suggestions. Names longer than
+ * DPMU_NAME_MAX are DPMU_NAME_DISTANCE_FAR from everything. */
+#define DPMU_NAME_DISTANCE_FAR 1000u
+unsigned dpmu_name_distance(const char *a, const char *b);
+
 #endif

@@ -18,6 +18,5 @@ void dpmu_an_format_value(const struct dpmu_an_metric *m, double v, char *buf, s
  * enabled (or was never enabled). */
 double dpmu_an_running_pct(const struct dpmu_an_count *c);
 /* Case-insensitive edit distance (did-you-mean). */
-unsigned dpmu_an_distance(const char *a, const char *b);
 
 #endif

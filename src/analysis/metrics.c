@@ -101,31 +101,6 @@ const struct dpmu_an_metric *dpmu_an_metric_find(const char *name)
 	return NULL;
 }
 
-unsigned dpmu_an_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 63 || lb > 63)
-		return 64;
-	unsigned row[64];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++) {
-		unsigned diag = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned up = row[j];
-			unsigned cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			unsigned best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
 
 int dpmu_an_metrics_parse(const char *list, const struct dpmu_an_metric **out, size_t cap,
 			  size_t *n, struct dpmu_err *err)
@@ -155,7 +130,7 @@ int dpmu_an_metrics_parse(const char *list, const struct dpmu_an_metric **out, s
 			const char *best = NULL;
 			unsigned bd = 4; /* suggest only close names */
 			for (size_t i = 0; i < NMETRICS; i++) {
-				unsigned d = dpmu_an_distance(name, metrics[i].name);
+				unsigned d = dpmu_name_distance(name, metrics[i].name);
 				if (d < bd) {
 					bd = d;
 					best = metrics[i].name;

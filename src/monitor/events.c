@@ -117,32 +117,6 @@ static int catalogs_load(const struct dpmu_profile *p, uint64_t cores, struct ca
 	return 0;
 }
 
-/* Edit distance, case-insensitive, for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 63 || lb > 63)
-		return 64;
-	size_t row[64];
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
 
 static void suggest_in(const struct dpmu_event_catalog *cat, const char *name, const char **best,
 		       size_t *bestd)
@@ -150,7 +124,7 @@ static void suggest_in(const struct dpmu_event_catalog *cat, const char *name, c
 	if (!cat)
 		return;
 	for (size_t i = 0; i < cat->count; i++) {
-		size_t d = distance(name, cat->events[i].name);
+		size_t d = dpmu_name_distance(name, cat->events[i].name);
 		if (d < *bestd) {
 			*bestd = d;
 			*best = cat->events[i].name;
@@ -179,7 +153,7 @@ static int unknown_event(const struct catalogs *c, const char *name, unsigned on
 	bool alias = false;
 	for (size_t i = 0; (on & ON_CORE) && i < sizeof perf_aliases / sizeof perf_aliases[0];
 	     i++) {
-		size_t d = distance(name, perf_aliases[i].name);
+		size_t d = dpmu_name_distance(name, perf_aliases[i].name);
 		if (d < bestd) {
 			bestd = d;
 			best = perf_aliases[i].name;
@@ -581,7 +555,7 @@ int dpmu_mon_events_parse(const char *list, const struct dpmu_profile *p, uint64
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (*s == '{') {
-			const char *after;
+			const char *after = NULL;
 			rc = add_group(&c, list, s, &after, out, err);
 			if (rc)
 				return rc;

@@ -367,8 +367,9 @@ static const char *xml_check(const char *p)
 static unsigned occurrences(const char *s, const char *what)
 {
 	unsigned n = 0;
-	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
-		n++;
+	size_t len = strlen(what);
+	for (size_t i = 0; s[i]; i++)
+		n += strncmp(s + i, what, len) == 0;
 	return n;
 }
 

@@ -34,7 +34,5 @@ int dpmu_cmd_trace(int argc, char **argv);      /* trace.c */
  * non-zero; the caller owns both on success (util.c). */
 int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profile **p,
 			 struct dpmu_model **m);
-/* Edit distance, for did-you-mean suggestions (case-insensitive). */
-unsigned dpmu_tool_distance(const char *a, const char *b);
 
 #endif

@@ -198,7 +198,7 @@ static int parse_ext(struct console *c, int n, char **tok, int nfixed, struct dp
 static int cmd_extread(struct console *c, int n, char **tok)
 {
 	struct dpmu_frame f;
-	uint32_t off, v = 0;
+	uint32_t off = 0, v = 0;
 	bool secure;
 	if (want_args(c, n, 3, 4, "extread FRAME OFFSET [secure]") ||
 	    parse_ext(c, n, tok, 3, &f, &off, &secure))
@@ -216,7 +216,7 @@ static int cmd_extread(struct console *c, int n, char **tok)
 static int cmd_extwrite(struct console *c, int n, char **tok)
 {
 	struct dpmu_frame f;
-	uint32_t off;
+	uint32_t off = 0;
 	uint64_t v;
 	bool secure;
 	if (want_args(c, n, 4, 5, "extwrite FRAME OFFSET VALUE [secure]") ||
@@ -267,7 +267,7 @@ static int parse_event(struct console *c, struct target t, const char *s, uint16
 	const char *best = NULL;
 	unsigned best_d = 1000;
 	for (size_t i = 0; cat && i < cat->count; i++) {
-		unsigned d = dpmu_tool_distance(s, cat->events[i].name);
+		unsigned d = dpmu_name_distance(s, cat->events[i].name);
 		if (d < best_d) {
 			best_d = d;
 			best = cat->events[i].name;
@@ -284,7 +284,7 @@ static int parse_event(struct console *c, struct target t, const char *s, uint16
 static int cmd_event(struct console *c, int n, char **tok)
 {
 	struct target t;
-	uint16_t code;
+	uint16_t code = 0;
 	uint64_t count;
 	if (want_args(c, n, 4, 4, "event CPU|clusterN EVENT COUNT") ||
 	    parse_target(c, tok[1], true, &t) || parse_event(c, t, tok[2], &code) ||
@@ -300,7 +300,7 @@ static int cmd_event(struct console *c, int n, char **tok)
 static int cmd_cycles(struct console *c, int n, char **tok)
 {
 	struct target t;
-	uint64_t k;
+	uint64_t k = 0;
 	if (want_args(c, n, 3, 3, "cycles CPU|clusterN COUNT") ||
 	    parse_target(c, tok[1], true, &t) || parse_u64(c, tok[2], "COUNT", &k))
 		return -1;
@@ -354,7 +354,7 @@ static int parse_choice(struct console *c, const char *s, const char *yes, const
 static int cmd_power(struct console *c, int n, char **tok)
 {
 	unsigned cpu;
-	bool on;
+	bool on = false;
 	struct dpmu_err err;
 	if (want_args(c, n, 3, 3, "power CPU on|off") || parse_cpu(c, tok[1], &cpu) ||
 	    parse_choice(c, tok[2], "on", "off", &on))
@@ -365,7 +365,7 @@ static int cmd_power(struct console *c, int n, char **tok)
 static int cmd_wfi(struct console *c, int n, char **tok)
 {
 	unsigned cpu;
-	bool on;
+	bool on = false;
 	struct dpmu_err err;
 	if (want_args(c, n, 3, 3, "wfi CPU on|off") || parse_cpu(c, tok[1], &cpu) ||
 	    parse_choice(c, tok[2], "on", "off", &on))
@@ -508,7 +508,7 @@ static void run_line(struct console *c, char *text)
 	const char *best = NULL;
 	unsigned best_d = 3;
 	for (size_t i = 0; i < sizeof console_cmds / sizeof console_cmds[0]; i++) {
-		unsigned d = dpmu_tool_distance(tok[0], console_cmds[i].name);
+		unsigned d = dpmu_name_distance(tok[0], console_cmds[i].name);
 		if (d < best_d) {
 			best_d = d;
 			best = console_cmds[i].name;

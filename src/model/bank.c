@@ -30,9 +30,21 @@ void dpmu_bank_reset(struct dpmu_bank *b)
 	*b = fresh;
 }
 
+static void index_active(struct dpmu_bank *b)
+{
+	memset(b->by_low, 0, sizeof b->by_low);
+	uint32_t act = b->active & ~(1u << DPMU_CC);
+	while (act) {
+		unsigned i = (unsigned)__builtin_ctz(act);
+		act &= act - 1;
+		b->by_low[b->ev[i] & 0xff] |= 1u << i;
+	}
+}
+
 void dpmu_bank_update_active(struct dpmu_bank *b)
 {
 	b->active = (b->pmcr & DPMU_PMCR_E) ? (b->allowed & b->cnten & dpmu_bank_mask(b)) : 0;
+	index_active(b);
 }
 
 void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value)
@@ -55,6 +67,7 @@ void dpmu_bank_write_evtyper(struct dpmu_bank *b, unsigned i, uint32_t value)
 		return;
 	b->evtyper[i] = value;
 	b->ev[i] = (uint16_t)(value & DPMU_EVTYPER_EVT);
+	index_active(b);
 }
 
 uint64_t dpmu_bank_read_evcnt(const struct dpmu_bank *b, unsigned i)
@@ -107,7 +120,8 @@ void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n)
 
 void dpmu_bank_count(struct dpmu_bank *b, uint16_t event, uint64_t n)
 {
-	uint32_t act = b->active & ~(1u << DPMU_CC);
+	/* Most deliveries match no counter: one table load decides that. */
+	uint32_t act = b->by_low[event & 0xff];
 	while (act) {
 		unsigned i = (unsigned)__builtin_ctz(act);
 		act &= act - 1;

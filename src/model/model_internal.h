@@ -84,6 +84,9 @@ struct dpmu_bank {
 	 * events), maintained by the owner; `active` = allowed & enabled & E. */
 	uint32_t allowed;
 	uint32_t active;
+	/* The delivery loop's index: active event counters by the low byte of
+	 * their event number (candidates; the full number is compared). */
+	uint32_t by_low[256];
 
 	/* Snapshots: PMSSCR.SS starts a capture; the values latch at once
 	 * (and PMSSRR resets apply at once), and become visible in the SVR

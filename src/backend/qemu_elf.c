@@ -125,6 +125,8 @@ int dpmu_qemu_check_program(const char *program, const char *sysroot, char *reso
 {
 	if (!program || !*program)
 		return dpmu_err_set(err, DPMU_EINVAL, "no program given after --");
+	if (!resolved || cap == 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "no room for the program's resolved path");
 	if (strchr(program, '/')) {
 		snprintf(resolved, cap, "%s", program);
 	} else if (find_in_path(program, resolved, cap) != 0) {

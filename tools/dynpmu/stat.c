@@ -1,12 +1,18 @@
 /*
- * dynpmu stat --trace FILE [-e EVENTS] [-A] [-x SEP] [--profile P]
+ * dynpmu stat --trace FILE | -- PROGRAM [ARGS...]
  *
- * Replays a trace through the engine on the simulated cluster and prints
- * the counts read back through the driver, in perf stat's layout: the
- * table (right-aligned counts with thousands separators, a "# ..." ratio
- * after the events perf annotates, the elapsed time) or, with -x, perf's
- * CSV rows (value, unit, event, running time in ns, percentage running).
+ * One path from the options to the report for both kinds of workload:
+ * the backend is built (a trace replayed on the simulation backend, or a
+ * real aarch64 program under qemu-aarch64 with dynpmu's plugin), then the
+ * same monitor session (rotation, --long CHAIN pairs, -I snapshots with
+ * PMSSRR reset in simulated time, the overflow interrupt), the same
+ * analysis table (per cpu / cluster / core type / system) and the same
+ * writers (perf-like text, -x CSV, --json, --svg, metrics and advice).
+ * A program's own stdin, stdout and stderr pass through and its exit
+ * status is dynpmu's, so its report goes to stderr or -o FILE; a program
+ * also gets its region (DPMU_REGION_BEGIN/END) and --by-symbol tables.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,70 +21,25 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "dynpmu/analysis.h"
-#include "dynpmu/backend.h"
-#include "dynpmu/monitor.h"
-#include "dynpmu/qemu.h"
-
-/* The "# ..." comments perf prints after an event: the ratio of this event
- * to another measured on the same PMU (reference section 6's metrics). */
-struct stat_ratio {
-	const char *event;
-	const char *base;
-	double scale;
-	const char *fmt;
-};
-
-static const struct stat_ratio ratios[] = {
-	{"INST_RETIRED", "CPU_CYCLES", 1.0, "%8.2f  insn per cycle"},
-	{"BR_MIS_PRED_RETIRED", "BR_RETIRED", 100.0, "%7.2f%% of all branches"},
-	{"BR_MIS_PRED", "BR_PRED", 100.0, "%7.2f%% of all predicted branches"},
-	{"L1D_CACHE_REFILL", "L1D_CACHE", 100.0, "%7.2f%% of all L1D_CACHE accesses"},
-	{"L1I_CACHE_REFILL", "L1I_CACHE", 100.0, "%7.2f%% of all L1I_CACHE accesses"},
-	{"L2D_CACHE_REFILL", "L2D_CACHE", 100.0, "%7.2f%% of all L2D_CACHE accesses"},
-	{"L3D_CACHE_REFILL", "L3D_CACHE", 100.0, "%7.2f%% of all L3D_CACHE accesses"},
-	{"L3_MISS", "L3_ACCESS", 100.0, "%7.2f%% of all L3 accesses"},
-};
-
-struct stat_opts {
-	const char *trace;
-	const char *profile;
-	char events[4096];
-	bool have_events;
-	bool per_unit;
-	const char *sep;
-	/* -- PROGRAM [ARGS...]: run it under qemu-aarch64 (src/backend/qemu.c) */
-	char **prog_argv;
-	const char *sysroot;
-	const char *cpus;
-	const char *place;
-	const char *output;
-	bool by_symbol;
-	/* monitoring methods (docs/stat.md) */
-	bool long_counters;        /* --long */
-	uint64_t mux_ns;           /* --mux-interval MS */
-	uint64_t interval_ns;      /* -I MS or --purpose */
-	bool per_type, per_cluster;
-	const char *metrics;       /* -M */
-	bool json;
-	const char *svg;
-};
+#include "stat.h"
 
 static void stat_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dynpmu stat --trace FILE [-e EVENTS] [-A] [-x SEP] [--profile P]\n"
-		"       dynpmu stat [-e EVENTS] [-A] [-x SEP] [--profile P] [--sysroot DIR]\n"
-		"                   [--cpus LIST] [--place big|little|spread] [--by-symbol]\n"
-		"                   [-o FILE] -- PROGRAM [ARGS...]\n\n"
-		"Replay a trace of retired instructions (docs/trace-format.md) on the simulated\n"
-		"cluster and print the counts read back through the driver, like perf stat.\n\n"
+		"usage: dynpmu stat [OPTIONS] --trace FILE\n"
+		"       dynpmu stat [OPTIONS] [--sysroot DIR] [--cpus LIST] [--place P]\n"
+		"                   [--by-symbol] -- PROGRAM [ARGS...]\n\n"
+		"Count events of a workload on the simulated cluster, read back through the\n"
+		"driver, like perf stat: a trace of retired instructions (docs/trace-format.md)\n"
+		"or a real aarch64 program run under qemu-aarch64 (docs/frontend.md). Every\n"
+		"option below works for both; -o FILE takes the report.\n\n"
 		"  --trace FILE     trace to replay (text or binary)\n"
 		"  -e, --event L    comma-separated events: catalog names (case-insensitive),\n"
 		"                   raw codes r1b / 0x1b, core/NAME/ or cluster/NAME/\n"
 		"  -A, --no-aggr    one row per core (cpuN) and cluster (clusterN)\n"
 		"  -x, --field-separator SEP   CSV: value,unit,event,running ns,percentage\n"
 		"  --profile P      built-in profile or JSON file (default %s)\n"
+		"  -o, --output FILE  write the report to FILE\n"
 		"  -- PROGRAM ARGS  run an aarch64 Linux program under qemu-aarch64 on the\n"
 		"                   simulated cluster (docs/frontend.md); the report goes to\n"
 		"                   stderr or -o FILE, the program's exit status is dynpmu's\n"
@@ -118,7 +79,7 @@ static int parse_ms(const char *opt, const char *arg, uint64_t *ns)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct stat_opts *o)
+static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 {
 	static const struct option longopts[] = {
 		{"trace", required_argument, NULL, 't'},
@@ -250,194 +211,6 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	return 0;
 }
 
-/* 1234567 -> "1,234,567" (perf's %'llu without depending on the locale). */
-static const char *thousands(uint64_t v, char *buf, size_t cap)
-{
-	char digits[32];
-	int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
-	size_t k = 0;
-	for (int i = 0; i < n && k + 2 < cap; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			buf[k++] = ',';
-		buf[k++] = digits[i];
-	}
-	buf[k] = '\0';
-	return buf;
-}
-
-static void unit_name(enum dpmu_mon_target t, unsigned u, char *buf, size_t cap)
-{
-	snprintf(buf, cap, "%s%u", t == DPMU_MON_CLUSTER ? "cluster" : "cpu", u);
-}
-
-/* The ratio comment for event i on a unit (or the totals when all). */
-static bool ratio_comment(const struct dpmu_mon_session *s, unsigned i, bool all, unsigned u,
-			  char *buf, size_t cap)
-{
-	const struct dpmu_mon_events *ev = dpmu_mon_session_events(s);
-	for (size_t r = 0; r < sizeof ratios / sizeof ratios[0]; r++) {
-		if (strcasecmp(ev->ev[i].name, ratios[r].event) != 0)
-			continue;
-		int b = dpmu_mon_events_find(ev, ratios[r].base);
-		if (b < 0 || ev->ev[b].target != ev->ev[i].target)
-			return false;
-		struct dpmu_mon_count num, den;
-		if (all) {
-			dpmu_mon_count_total(s, i, &num);
-			dpmu_mon_count_total(s, (unsigned)b, &den);
-		} else if (dpmu_mon_count_on(s, i, u, &num) || dpmu_mon_count_on(s, (unsigned)b, u, &den)) {
-			return false;
-		}
-		if (!num.supported || !den.supported || den.value == 0)
-			return false;
-		snprintf(buf, cap, ratios[r].fmt, ratios[r].scale * (double)num.value / (double)den.value);
-		return true;
-	}
-	return false;
-}
-
-static void print_row(const struct stat_opts *o, const struct dpmu_mon_session *s, unsigned i,
-		      const char *unit, const struct dpmu_mon_count *c, const char *comment)
-{
-	const char *name = dpmu_mon_session_events(s)->ev[i].name;
-	if (o->sep) {
-		if (unit)
-			printf("%s%s", unit, o->sep);
-		if (c->supported)
-			printf("%llu", (unsigned long long)c->value);
-		else
-			printf("<not supported>");
-		double pct = c->enabled_ns ? 100.0 * (double)c->running_ns / (double)c->enabled_ns
-					   : (c->supported ? 100.0 : 0.0);
-		printf("%s%s%s%s%llu%s%.2f\n", o->sep, o->sep, name, o->sep,
-		       (unsigned long long)c->running_ns, o->sep, pct);
-		return;
-	}
-	char num[40];
-	const char *shown = c->supported ? thousands(c->value, num, sizeof num) : "<not supported>";
-	if (unit)
-		printf("%-10s", unit);
-	if (comment)
-		printf("%18s      %-32s # %s\n", shown, name, comment);
-	else
-		printf("%18s      %s\n", shown, name);
-}
-
-static void print_results(const struct stat_opts *o, const struct dpmu_mon_session *s,
-			  const char *workload, uint64_t elapsed_ns)
-{
-	const struct dpmu_mon_events *ev = dpmu_mon_session_events(s);
-	if (!o->sep)
-		printf("\n Performance counter stats for '%s':\n\n", workload);
-	for (unsigned i = 0; i < ev->n; i++) {
-		char comment[96];
-		struct dpmu_mon_count c;
-		if (!o->per_unit) {
-			dpmu_mon_count_total(s, i, &c);
-			bool has = ratio_comment(s, i, true, 0, comment, sizeof comment);
-			print_row(o, s, i, NULL, &c, has ? comment : NULL);
-			continue;
-		}
-		enum dpmu_mon_target t = ev->ev[i].target;
-		uint64_t units = t == DPMU_MON_CLUSTER ? dpmu_mon_session_clusters(s)
-						       : dpmu_mon_session_cores(s);
-		for (unsigned u = 0; u < 64; u++) {
-			if (!(units >> u & 1))
-				continue;
-			char name[24];
-			unit_name(t, u, name, sizeof name);
-			dpmu_mon_count_on(s, i, u, &c);
-			bool has = ratio_comment(s, i, false, u, comment, sizeof comment);
-			print_row(o, s, i, name, &c, has ? comment : NULL);
-		}
-	}
-	if (!o->sep)
-		printf("\n%18.9f seconds time elapsed (simulated)\n\n", (double)elapsed_ns / 1e9);
-}
-
-/* -- PROGRAM: the qemu backend runs it; the report goes to stderr (or -o
- * FILE) because the program's stdout is its own, and dynpmu exits with the
- * program's status. */
-static int stat_program(const struct stat_opts *o)
-{
-	struct dpmu_err err;
-	dpmu_err_clear(&err);
-	struct dpmu_qemu_options qo = {.profile = o->profile, .program = o->prog_argv[0],
-				       .argv = o->prog_argv, .sysroot = o->sysroot,
-				       .cpus = o->cpus, .by_symbol = o->by_symbol};
-	if (o->place && dpmu_qemu_place_parse(o->place, &qo.place, &err)) {
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-		return DPMU_EXIT_USAGE;
-	}
-	FILE *out = stderr;
-	if (o->output && !(out = fopen(o->output, "w"))) {
-		fprintf(stderr, "dynpmu stat: -o %s: %s\n", o->output, strerror(errno));
-		return DPMU_EXIT_USAGE;
-	}
-	struct dpmu_backend *b = NULL;
-	int rc = dpmu_qemu_create(&qo, &b, &err);
-	if (rc) {
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-		if (out != stderr)
-			fclose(out);
-		return DPMU_EXIT_FAIL;
-	}
-	static struct dpmu_mon_events ev;
-	rc = o->have_events ? dpmu_mon_events_parse(o->events, b->profile, b->cores, &ev, &err)
-			    : dpmu_mon_events_default(b->profile, b->cores, &ev, &err);
-	struct dpmu_mon_session *s = NULL;
-	if (!rc)
-		rc = dpmu_mon_session_create(b->drv, b->profile, &ev, b->cores, &s, &err);
-	static struct dpmu_qemu_report_event rev[DPMU_MON_MAX_EVENTS];
-	unsigned nrev = 0;
-	for (unsigned i = 0; !rc && i < ev.n && i < 64; i++) {
-		rev[nrev].name = ev.ev[i].name;
-		rev[nrev++].code = ev.ev[i].target == DPMU_MON_CLUSTER ? -1 : ev.ev[i].code[0];
-	}
-	if (!rc)
-		rc = dpmu_qemu_set_region_events(b, rev, nrev, &err);
-	if (rc) {
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-		dpmu_mon_session_destroy(s);
-		dpmu_backend_destroy(b);
-		if (out != stderr)
-			fclose(out);
-		return DPMU_EXIT_USAGE;
-	}
-	rc = dpmu_mon_run(s, b, &err);
-	int status = DPMU_EXIT_FAIL;
-	if (rc) {
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-	} else {
-		/* print_results writes to stdout: point it at the report's file */
-		fflush(stdout);
-		int saved = dup(STDOUT_FILENO);
-		fflush(out);
-		dup2(fileno(out), STDOUT_FILENO);
-		print_results(o, s, b->workload, b->ops->time_ns(b));
-		fflush(stdout);
-		dup2(saved, STDOUT_FILENO);
-		close(saved);
-		dpmu_qemu_report(b, rev, nrev, o->sep, out);
-		fflush(out);
-		status = dpmu_qemu_exit_code(b);
-	}
-	dpmu_mon_session_destroy(s);
-	dpmu_backend_destroy(b);
-	if (out != stderr)
-		fclose(out);
-	return status;
-}
-
-/* ---- --trace: the monitor's methods, reported by the analysis layer ----- */
-
-/* The backend a trace runs on (the only place that builds one for --trace). */
-static int stat_backend(const struct stat_opts *o, struct dpmu_backend **b, struct dpmu_err *err)
-{
-	struct dpmu_sim_options so = {.profile = o->profile, .trace = o->trace};
-	return dpmu_sim_create(&so, b, err);
-}
-
 /* Metrics plain `stat` prints (perf's default comments, as metrics). */
 static const char default_metrics[] =
 	"ipc,l1d_cache_miss_ratio,l3_cache_miss_ratio,branch_misprediction_ratio,branch_mpki";
@@ -483,7 +256,7 @@ out:
 }
 
 struct stat_ctx {
-	const struct stat_opts *o;
+	const struct dpmu_stat_opts *o;
 	const struct dpmu_profile *p;
 	struct dpmu_an_table *t;
 };
@@ -571,7 +344,7 @@ static int add_sample(struct stat_ctx *x, const struct dpmu_mon_session *s, bool
 	}
 	if (rc)
 		return rc;
-	const struct stat_opts *o = x->o;
+	const struct dpmu_stat_opts *o = x->o;
 	/* --per-cluster: each cluster's row adds its cores' counts. */
 	if (o->per_cluster) {
 		for (size_t ui = 0; ui < smp->nunits; ui++) {
@@ -619,91 +392,196 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 	return add_sample(ctx, s, true, t0, t1, err);
 }
 
-static int stat_trace(const struct stat_opts *o)
+/* The backend: the only place the two kinds of workload differ. */
+static int stat_backend(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
+			struct dpmu_err *err)
 {
-	struct dpmu_err err;
-	dpmu_err_clear(&err);
-	struct dpmu_backend *b = NULL;
-	int rc = stat_backend(o, &b, &err);
-	if (rc) {
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-		return DPMU_EXIT_FAIL;
+	if (!o->prog_argv) {
+		struct dpmu_sim_options so = {.profile = o->profile, .trace = o->trace};
+		return dpmu_sim_create(&so, &r->b, err);
 	}
-	const struct dpmu_an_metric *metrics[32];
-	size_t nmetrics = 0;
+	struct dpmu_qemu_options qo = {.profile = o->profile, .program = o->prog_argv[0],
+				       .argv = o->prog_argv, .sysroot = o->sysroot,
+				       .cpus = o->cpus, .by_symbol = o->by_symbol};
+	if (o->place && dpmu_qemu_place_parse(o->place, &qo.place, err)) {
+		r->bad_input = true;
+		return DPMU_EINVAL;
+	}
+	return dpmu_qemu_create(&qo, &r->b, err);
+}
+
+/* The hottest functions of a --by-symbol run, for the advice that names
+ * them (docs/metrics.md: false sharing). The backend publishes its
+ * per-function table only as report rows, so they are read back from its
+ * CSV form; the functions are ranked by the core cycles spent in them
+ * (the backend keeps no per-function event counts). */
+static void hot_symbols(struct dpmu_stat_run *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	dpmu_qemu_report(r->b, r->rev, r->nrev, ",", m);
+	if (fclose(m) != 0) {
+		free(buf);
+		return;
+	}
+	struct dpmu_an_table *t = &r->t;
+	t->nsymbols = 0;
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "symbol,", 7) != 0)
+			continue;
+		char *name = line + 7, *comma = strchr(name, ',');
+		if (!comma)
+			continue;
+		*comma = '\0';
+		unsigned long long cycles = strtoull(comma + 1, NULL, 10);
+		if (!cycles || strcmp(name, "[unknown]") == 0)
+			continue;
+		/* start-up code is not a suspect: a twentieth of the hottest */
+		if (t->nsymbols && cycles * 20 < t->symbols[0].count)
+			break;
+		/* rows come by cycles, the costliest first */
+		if (t->nsymbols == DPMU_AN_MAX_SYMBOLS)
+			break;
+		struct dpmu_an_symbol *s = &t->symbols[t->nsymbols++];
+		snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, name);
+		s->count = cycles;
+	}
+	free(buf);
+}
+
+int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
+		      struct dpmu_err *err)
+{
+	memset(r, 0, sizeof *r);
+	dpmu_an_table_init(&r->t);
+	int rc = stat_backend(o, r, err);
+	if (rc)
+		return rc;
+	struct dpmu_backend *b = r->b;
+	r->ev = calloc(1, sizeof *r->ev);
+	char *list = calloc(1, 8192);
+	if (!r->ev || !list) {
+		free(list);
+		return dpmu_err_set(err, DPMU_ENOMEM, "stat: out of memory");
+	}
+	r->bad_input = true; /* until the session exists, a failure is the options' */
 	const char *mlist = o->metrics ? o->metrics : o->have_events ? NULL : default_metrics;
 	if (mlist)
-		rc = dpmu_an_metrics_parse(mlist, metrics, 32, &nmetrics, &err);
-	static char list[8192];
-	static struct dpmu_mon_events ev;
+		rc = dpmu_an_metrics_parse(mlist, r->metrics, DPMU_STAT_MAX_METRICS, &r->nmetrics, err);
 	if (!rc) {
-		snprintf(list, sizeof list, "%s", o->have_events ? o->events : "");
+		snprintf(list, 8192, "%s", o->have_events ? o->events : "");
 		if (o->metrics)
-			add_metric_events(metrics, nmetrics, b, list, sizeof list);
-		rc = list[0] ? dpmu_mon_events_parse(list, b->profile, b->cores, &ev, &err)
-			     : dpmu_mon_events_default(b->profile, b->cores, &ev, &err);
+			add_metric_events(r->metrics, r->nmetrics, b, list, 8192);
+		rc = list[0] ? dpmu_mon_events_parse(list, b->profile, b->cores, r->ev, err)
+			     : dpmu_mon_events_default(b->profile, b->cores, r->ev, err);
 	}
-	struct dpmu_an_table t;
-	dpmu_an_table_init(&t);
-	snprintf(t.workload, sizeof t.workload, "%s", b->workload);
-	t.intervals = o->interval_ns != 0;
-	t.const_freq_hz = b->profile->const_freq_hz;
-	struct stat_ctx x = {o, b->profile, &t};
+	free(list);
+	struct dpmu_an_table *t = &r->t;
+	snprintf(t->workload, sizeof t->workload, "%s", b->workload);
+	t->intervals = o->interval_ns != 0;
+	t->const_freq_hz = b->profile->const_freq_hz;
+	struct stat_ctx x = {o, b->profile, t};
 	struct dpmu_mon_options mo = {.long_counters = o->long_counters, .mux_ns = o->mux_ns,
 				      .interval_ns = o->interval_ns,
 				      .on_interval = o->interval_ns ? on_interval : NULL, .ctx = &x};
 	struct dpmu_mon_session *s = NULL;
 	if (!rc)
-		rc = dpmu_mon_session_create_opts(b->drv, b->profile, &ev, b->cores, &mo, &s, &err);
+		rc = dpmu_mon_session_create_opts(b->drv, b->profile, r->ev, b->cores, &mo, &s, err);
+	/* a program's regions count the core-PMU events of the list */
+	for (unsigned i = 0; !rc && o->prog_argv && i < r->ev->n; i++) {
+		r->rev[r->nrev].name = r->ev->ev[i].name;
+		r->rev[r->nrev++].code =
+			r->ev->ev[i].target == DPMU_MON_CORE ? r->ev->ev[i].code[0] : -1;
+	}
+	if (!rc && o->prog_argv)
+		rc = dpmu_qemu_set_region_events(b, r->rev, r->nrev, err);
 	if (rc) {
-		/* A bad event list is bad input (exit 2), like an unknown option. */
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-		dpmu_an_table_free(&t);
-		dpmu_backend_destroy(b);
-		return DPMU_EXIT_USAGE;
+		dpmu_mon_session_destroy(s);
+		return rc;
 	}
-	rc = dpmu_mon_run(s, b, &err);
+	r->bad_input = false;
+	rc = dpmu_mon_run(s, b, err);
 	if (!rc && !o->interval_ns)
-		rc = add_sample(&x, s, false, 0, b->ops->time_ns(b), &err);
-	struct dpmu_an_report rep = {.metrics = metrics, .nmetrics = nmetrics,
-				     .advice = nmetrics > 0, .sep = o->sep};
-	if (!rc) {
-		if (o->json)
-			rc = dpmu_an_write_json(stdout, &t, &rep, &err);
-		else if (o->sep)
-			rc = dpmu_an_write_csv(stdout, &t, &rep, &err);
-		else
-			rc = dpmu_an_write_text(stdout, &t, &rep, &err);
-	}
+		rc = add_sample(&x, s, false, 0, b->ops->time_ns(b), err);
+	r->intervals = dpmu_mon_session_intervals(s);
+	dpmu_mon_session_destroy(s);
+	if (!rc && o->prog_argv && o->by_symbol)
+		hot_symbols(r);
+	return rc;
+}
+
+int dpmu_stat_report(const struct dpmu_stat_opts *o, const struct dpmu_stat_run *r, FILE *out,
+		     struct dpmu_err *err)
+{
+	struct dpmu_an_report rep = {.metrics = r->metrics, .nmetrics = r->nmetrics,
+				     .advice = r->nmetrics > 0, .sep = o->sep};
+	int rc;
+	if (o->json)
+		rc = dpmu_an_write_json(out, &r->t, &rep, err);
+	else if (o->sep)
+		rc = dpmu_an_write_csv(out, &r->t, &rep, err);
+	else
+		rc = dpmu_an_write_text(out, &r->t, &rep, err);
+	if (!rc && o->prog_argv && !o->json)
+		dpmu_qemu_report(r->b, r->rev, r->nrev, o->sep, out);
 	if (!rc && o->svg) {
 		FILE *f = fopen(o->svg, "w");
 		if (!f) {
-			rc = dpmu_err_set(&err, DPMU_EIO, "--svg %s: %s", o->svg, strerror(errno));
+			rc = dpmu_err_set(err, DPMU_EIO, "--svg %s: %s", o->svg, strerror(errno));
 		} else {
-			rc = dpmu_an_write_svg(f, &t, &rep, &err);
+			rc = dpmu_an_write_svg(f, &r->t, &rep, err);
 			if (fclose(f) && !rc)
-				rc = dpmu_err_set(&err, DPMU_EIO, "--svg %s: write failed", o->svg);
+				rc = dpmu_err_set(err, DPMU_EIO, "--svg %s: write failed", o->svg);
 		}
 	}
-	if (rc)
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-	fflush(stdout);
-	dpmu_mon_session_destroy(s);
-	dpmu_an_table_free(&t);
-	dpmu_backend_destroy(b);
-	if (rc)
-		return DPMU_EXIT_FAIL;
-	return ferror(stdout) ? DPMU_EXIT_FAIL : DPMU_EXIT_OK;
+	if (!rc && (fflush(out) || ferror(out)))
+		rc = dpmu_err_set(err, DPMU_EIO, "writing the report failed");
+	return rc;
+}
+
+void dpmu_stat_run_free(struct dpmu_stat_run *r)
+{
+	dpmu_an_table_free(&r->t);
+	dpmu_backend_destroy(r->b);
+	r->b = NULL;
+	free(r->ev);
+	r->ev = NULL;
 }
 
 int dpmu_cmd_stat(int argc, char **argv)
 {
-	struct stat_opts o;
+	struct dpmu_stat_opts o;
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? DPMU_EXIT_OK : rc;
-	if (o.prog_argv)
-		return stat_program(&o);
-
-	return stat_trace(&o);
+	/* A program's stdout is its own: its report goes to stderr. */
+	FILE *out = o.prog_argv ? stderr : stdout;
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		fprintf(stderr, "dynpmu stat: -o %s: %s\n", o.output, strerror(errno));
+		return DPMU_EXIT_USAGE;
+	}
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	struct dpmu_stat_run r;
+	rc = dpmu_stat_measure(&o, &r, &err);
+	int status;
+	if (rc) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		status = r.bad_input ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
+	} else if (dpmu_stat_report(&o, &r, out, &err)) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		status = DPMU_EXIT_FAIL;
+	} else {
+		status = o.prog_argv ? dpmu_qemu_exit_code(r.b) : DPMU_EXIT_OK;
+	}
+	dpmu_stat_run_free(&r);
+	if (out != stdout && out != stderr && fclose(out) && status == DPMU_EXIT_OK)
+		status = DPMU_EXIT_FAIL;
+	return status;
 }

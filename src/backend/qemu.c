@@ -69,6 +69,12 @@ struct vstream {
 	uint64_t insns;
 };
 
+/* A vCPU's stream words, taken from its ring, waiting for their turn. */
+struct wqueue {
+	uint64_t *w;
+	size_t head, tail, cap;
+};
+
 struct qemu_be {
 	struct dpmu_backend b; /* first: the monitor's view */
 	struct dpmu_profile *profile;
@@ -122,6 +128,17 @@ struct qemu_be {
 	uint64_t interval;
 	struct dpmu_err *run_err;
 	int run_rc;
+
+	/* scheduling: the vCPUs' streams interleaved in simulated time
+	 * (docs/frontend.md "Threads and interleaving") */
+	struct wqueue wq[DPMU_QEMU_MAX_VCPUS];
+	double vtime[DPMU_QEMU_MAX_VCPUS];  /* simulated ns each vCPU has run to */
+	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words */
+	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
+	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
+	struct timespec lag_since;
+	uint64_t quantum;                   /* instructions a vCPU runs per turn (at least a block) */
+	uint64_t period_ns, next_ns, since_check;
 };
 
 /* ---- layout of the shared region ------------------------------------------------ */
@@ -505,35 +522,242 @@ static void word(struct qemu_be *q, struct vstream *v, uint64_t w)
 	}
 }
 
-/* Drain what every ring holds; returns the records taken. */
-static size_t drain(struct qemu_be *q)
+/* ---- scheduling: interleaving the vCPUs in simulated time ------------------------ *
+ *
+ * qemu runs the guest's threads at host speed, far ahead of the engine, and
+ * each vCPU's ring holds thousands of blocks. Handing each ring's contents
+ * to the engine in turn would let one core run thousands of instructions
+ * before another runs any, so a line two threads write would change hands
+ * once per batch instead of once per access, as on real cores. Instead the
+ * words wait in a queue per vCPU, and the vCPU furthest behind in simulated
+ * time (its core's cycles at that core's clock) retires next, one turn of
+ * at least `quantum` instructions (default: one block). A vCPU with no
+ * words while its thread may still run is waited for a little (its thread
+ * is producing), then set aside as blocked (a futex wait, or finished)
+ * until it has words again; it then resumes at the others' time, as a
+ * thread woken up on an idle core would. */
+
+#define QEMU_QUEUE_MAX (1u << 18)       /* words a vCPU's queue holds (2 MiB) */
+/* How long a laggard without words is waited for: briefly when its last
+ * block ends in a system call (a futex wait or exit may never return while
+ * the others run), long when it is in the middle of its code (the host has
+ * only preempted its thread: it will produce). */
+#define QEMU_LAG_WAIT_SYSCALL_NS 2000000ll
+#define QEMU_LAG_WAIT_RUNNABLE_NS 1000000000ll
+#define QEMU_CHECK_INSNS DPMU_UARCH_BATCH_DEFAULT /* timer / interrupt check period */
+
+static size_t wq_len(const struct wqueue *w)
 {
-	struct dpmu_record recs[64];
-	size_t total = 0;
+	return w->tail - w->head;
+}
+
+/* Room for n more words (compacting, then growing up to the cap). */
+static bool wq_reserve(struct wqueue *w, size_t n)
+{
+	if (w->tail + n <= w->cap)
+		return true;
+	size_t len = wq_len(w);
+	if (w->head) {
+		memmove(w->w, w->w + w->head, len * sizeof *w->w);
+		w->head = 0;
+		w->tail = len;
+		if (len + n <= w->cap)
+			return true;
+	}
+	if (len + n > QEMU_QUEUE_MAX)
+		return false;
+	size_t ncap = w->cap ? w->cap * 2 : 4096;
+	while (ncap < len + n)
+		ncap *= 2;
+	uint64_t *nw = realloc(w->w, ncap * sizeof *nw);
+	if (!nw)
+		return false;
+	w->w = nw;
+	w->cap = ncap;
+	return true;
+}
+
+static unsigned nvcpus(const struct qemu_be *q)
+{
 	unsigned nv = atomic_load(&q->shm->vcpus_seen);
 	if (nv > DPMU_QEMU_MAX_VCPUS)
 		nv = DPMU_QEMU_MAX_VCPUS;
-	if (nv == 0)
-		nv = 1;
+	return nv ? nv : 1;
+}
+
+/* The simulated time the running vCPUs have reached (the least of those
+ * with words), or -1 when none runs. */
+static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
+{
+	double now = -1;
+	for (unsigned i = 0; i < nv; i++)
+		if (i != except && q->started[i] && !q->idle[i] && wq_len(&q->wq[i]) &&
+		    (now < 0 || q->vtime[i] < now))
+			now = q->vtime[i];
+	return now;
+}
+
+/* Take what every ring holds into the queues; returns the records taken. */
+static size_t collect(struct qemu_be *q)
+{
+	struct dpmu_record recs[64];
+	size_t total = 0;
+	unsigned nv = nvcpus(q);
 	for (unsigned i = 0; i < nv && !q->run_rc; i++) {
-		struct vstream *v = &q->vs[i];
-		size_t got = dpmu_ring_pop(ring_of(q, i), recs, 64);
-		for (size_t r = 0; r < got; r++) {
-			if ((recs[r].kind & 0xff) != DPMU_QEMU_REC_STREAM)
-				continue;
-			unsigned nw = (recs[r].kind >> 8) & 0xff;
-			if (nw > DPMU_QEMU_WORDS)
-				nw = DPMU_QEMU_WORDS;
-			if (nw >= 1)
-				word(q, v, recs[r].time);
-			for (unsigned k = 1; k < nw; k++)
-				word(q, v, recs[r].val[k - 1]);
+		struct wqueue *w = &q->wq[i];
+		bool had = wq_len(w) > 0;
+		size_t got = 0;
+		/* a full queue leaves the records in the ring: qemu waits */
+		for (int round = 0; round < 16 && wq_reserve(w, 64 * DPMU_QEMU_WORDS); round++) {
+			size_t n = dpmu_ring_pop(ring_of(q, i), recs, 64);
+			for (size_t r = 0; r < n; r++) {
+				if ((recs[r].kind & 0xff) != DPMU_QEMU_REC_STREAM)
+					continue;
+				unsigned nw = (recs[r].kind >> 8) & 0xff;
+				if (nw > DPMU_QEMU_WORDS)
+					nw = DPMU_QEMU_WORDS;
+				if (nw >= 1)
+					w->w[w->tail++] = recs[r].time;
+				for (unsigned k = 1; k < nw; k++)
+					w->w[w->tail++] = recs[r].val[k - 1];
+			}
+			got += n;
+			if (n < 64)
+				break;
 		}
 		total += got;
+		if (!got || had)
+			continue;
+		/* a new or woken vCPU starts at the time the others have reached */
+		double now = sched_now(q, nv, i);
+		if (now > q->vtime[i])
+			q->vtime[i] = now;
+		q->started[i] = true;
+		q->idle[i] = false;
+		if (q->lag_wait == (int)i)
+			q->lag_wait = -1;
 	}
-	if (q->tick && q->interval && q->since_tick >= q->interval && !q->run_rc)
-		q->run_rc = tick_now(q);
 	return total;
+}
+
+static bool irq_pending(const struct qemu_be *q)
+{
+	unsigned n = dpmu_model_ncores(q->model);
+	uint64_t clusters = 0;
+	for (unsigned c = 0; c < n && c < 64; c++) {
+		if (!(q->b.cores >> c & 1))
+			continue;
+		if (dpmu_model_core_irq(q->model, c))
+			return true;
+		clusters |= UINT64_C(1) << dpmu_model_core_cluster(q->model, c);
+	}
+	for (unsigned k = 0; k < dpmu_model_nclusters(q->model) && k < 64; k++)
+		if ((clusters >> k & 1) && dpmu_model_cluster_irq(q->model, k))
+			return true;
+	return false;
+}
+
+/* vCPU i's turn: decode its words until it has retired a quantum (a block
+ * retires when the next one starts) or has none left. */
+static uint64_t turn(struct qemu_be *q, unsigned i)
+{
+	struct vstream *v = &q->vs[i];
+	struct wqueue *w = &q->wq[i];
+	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core), n0 = v->insns;
+	while (wq_len(w) && v->insns - n0 < q->quantum && !q->run_rc)
+		word(q, v, w->w[w->head++]);
+	uint64_t dc = dpmu_uarch_core_cycles(q->uarch, v->core) - c0;
+	unsigned cl, idx;
+	const struct dpmu_core_type *t = dpmu_profile_core(q->profile, v->core, &cl, &idx);
+	q->vtime[i] += t && t->freq_hz ? (double)dc * 1e9 / (double)t->freq_hz : (double)dc;
+	return v->insns - n0;
+}
+
+/* Whether vCPU v's last block ends in SVC: the thread is in a system call. */
+static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
+{
+	if (!v->open || v->bid >= DPMU_QEMU_MAX_BLOCKS)
+		return false;
+	const struct dpmu_qemu_block *b = &q->blocks[v->bid];
+	if (!atomic_load_explicit(&b->ready, memory_order_acquire) || !b->n ||
+	    (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
+		return false;
+	struct dpmu_iclass c;
+	dpmu_iclass_decode(q->code[b->first + b->n - 1].enc, &c);
+	return (c.flags & DPMU_IC_SVC) != 0;
+}
+
+static long long elapsed_ns(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1000000000ll + (b.tv_nsec - a->tv_nsec);
+}
+
+/* Turns in simulated-time order while the laggard has words; the monitor's
+ * ticks (poll interval, timer period, PMU interrupt) between turns.
+ * Returns the turns taken. */
+static size_t schedule(struct qemu_be *q)
+{
+	size_t turns = 0;
+	unsigned nv = nvcpus(q);
+	while (!q->run_rc) {
+		int best = -1;
+		for (unsigned i = 0; i < nv; i++) {
+			if (!q->started[i] || (q->idle[i] && !wq_len(&q->wq[i])))
+				continue;
+			if (best < 0 || q->vtime[i] < q->vtime[best])
+				best = (int)i;
+		}
+		if (best < 0)
+			break;
+		if (!wq_len(&q->wq[best])) {
+			/* qemu has exited: nothing more will come */
+			if (q->exited) {
+				q->idle[best] = true;
+				continue;
+			}
+			if (q->lag_wait != best) {
+				q->lag_wait = best;
+				clock_gettime(CLOCK_MONOTONIC, &q->lag_since);
+				break;
+			}
+			if (elapsed_ns(&q->lag_since) < (in_syscall(q, &q->vs[best])
+								 ? QEMU_LAG_WAIT_SYSCALL_NS
+								 : QEMU_LAG_WAIT_RUNNABLE_NS))
+				break;
+			q->idle[best] = true;
+			q->lag_wait = -1;
+			continue;
+		}
+		q->lag_wait = -1;
+		uint64_t n = turn(q, (unsigned)best);
+		turns++;
+		if (!q->tick || q->run_rc)
+			continue;
+		q->since_check += n;
+		if (q->since_check < QEMU_CHECK_INSNS)
+			continue;
+		q->since_check = 0;
+		uint64_t now = dpmu_uarch_time_ns(q->uarch);
+		bool due = (q->interval && q->since_tick >= q->interval) || now >= q->next_ns ||
+			   irq_pending(q);
+		if (!due)
+			continue;
+		q->run_rc = tick_now(q);
+		if (q->period_ns)
+			while (q->next_ns <= now)
+				q->next_ns += q->period_ns;
+	}
+	return turns;
+}
+
+/* Take what the rings hold and run what is due; returns whether anything
+ * happened. */
+static size_t drain(struct qemu_be *q)
+{
+	size_t got = collect(q);
+	return schedule(q) + got;
 }
 
 /* ---- running ------------------------------------------------------------------- */
@@ -615,8 +839,11 @@ static int spawn(struct qemu_be *q, struct dpmu_err *err)
 	return 0;
 }
 
-static int qemu_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_fn tick,
-		    void *ctx, struct dpmu_err *err)
+/* The run: ticks about every `interval` instructions, when the simulated
+ * time passes each multiple of period_ns (0: no timer) and when a PMU
+ * interrupt line of the workload's cores is asserted, as sim.c does. */
+static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t period_ns,
+			  dpmu_backend_tick_fn tick, void *ctx, struct dpmu_err *err)
 {
 	struct qemu_be *q = (struct qemu_be *)b;
 	if (q->pid)
@@ -629,6 +856,9 @@ static int qemu_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick
 	q->interval = interval;
 	q->run_err = err;
 	q->run_rc = 0;
+	q->period_ns = period_ns;
+	q->next_ns = period_ns ? dpmu_uarch_time_ns(q->uarch) + period_ns : UINT64_MAX;
+	q->lag_wait = -1;
 	rc = set_el(q, 0, err);
 	if (!rc)
 		rc = spawn(q, err);
@@ -699,6 +929,12 @@ static int qemu_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick
 	return rc;
 }
 
+static int qemu_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_fn tick,
+		    void *ctx, struct dpmu_err *err)
+{
+	return qemu_run_timed(b, interval, 0, tick, ctx, err);
+}
+
 static uint64_t qemu_time_ns(struct dpmu_backend *b)
 {
 	return dpmu_uarch_time_ns(((struct qemu_be *)b)->uarch);
@@ -724,6 +960,7 @@ static void qemu_destroy(struct dpmu_backend *b)
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		free(q->vs[i].have);
 		free(q->vs[i].addr);
+		free(q->wq[i].w);
 	}
 	free(q->ibuf);
 	free(q->sym);
@@ -740,6 +977,7 @@ static const struct dpmu_backend_ops qemu_ops = {
 	.run = qemu_run,
 	.time_ns = qemu_time_ns,
 	.destroy = qemu_destroy,
+	.run_timed = qemu_run_timed,
 };
 
 /* ---- setup -------------------------------------------------------------------- */
@@ -922,6 +1160,12 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	q->fd = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
+	/* DPMU_QEMU_QUANTUM: instructions per scheduling turn (measurements of
+	 * the interleaving's cost; default one block) */
+	const char *quantum = getenv("DPMU_QEMU_QUANTUM");
+	q->quantum = quantum && *quantum ? strtoull(quantum, NULL, 10) : 0;
+	if (q->quantum == 0)
+		q->quantum = 1;
 	if (opt->sysroot)
 		snprintf(q->sysroot, sizeof q->sysroot, "%s", opt->sysroot);
 	int rc = dpmu_qemu_check_program(opt->program, opt->sysroot, q->program, sizeof q->program,

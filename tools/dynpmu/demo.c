@@ -1,28 +1,506 @@
 /*
- * dynpmu demo: seed 001 section 4.1 ("multi-core coordinated monitoring") on
- * the model, through the driver only:
+ * dynpmu demo: the product's main job on the simulated cluster.
+ *
+ * Part 1, the case studies of the seeds (docs/workloads.md, docs/demo.md):
+ * each a real aarch64 program in two variants, the slow one and its fix,
+ * measured by dynpmu stat's own path (stat.h: the qemu backend, a monitor
+ * session with -I snapshots, the analysis table), then for each the
+ * before/after counts, the metrics, the advice that fires on each variant,
+ * whether the case study's effect shows, and one SVG of the interval
+ * metrics of every case's two variants.
+ *
+ * Part 2, seed 001 section 4.1 ("multi-core coordinated monitoring") over
+ * a real workload, through the driver only:
  *   1. every core PMU: PMCR = E|C|P, six events, PMCNTENSET;
  *   2. the cluster PMU: L3 / bus events, and PMSSRR = RP0|RP1|RP2 so
  *      counters 0-2 restart from zero after each snapshot;
- *   3. per interval: activity runs for the interval's simulated time, then
- *      PMSSCR.SS = 1 on every frame, poll until SS reads 0, read the
- *      PMEVCNTSVR<n> / PMCCNTSVR snapshot registers and print them.
- * The activity is SYNTHETIC (synth.c) until the engine is wired in.
+ *   3. periodically in simulated time: PMSSCR.SS = 1 on every frame, poll
+ *      until SS reads 0, read the PMEVCNTSVR<n> / PMCCNTSVR snapshot
+ *      registers and print them.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "dynpmu/driver.h"
-#include "dynpmu/regio_model.h"
-#include "synth.h"
+#include "stat.h"
+
+/* Every case study runs on this profile: the DSU-120 numbering has the
+ * snoop data transfers (DATA_TRANSFER) the false-sharing metrics need
+ * (seed 001 section 4.2); its cores and caches are the default's. */
+#define DEMO_PROFILE "a75x4-a55x4-dsu120"
+#define DEMO_MAX_ARGS 6
+
+/* The L3 read hit rate: the analysis table's l3_hit_rate counts the L2's
+ * write-backs into the L3 as hits (docs/workloads.md, traversal), which
+ * hides a read thrash; the core's L3D_CACHE_RD events (Arm ARM D17 common
+ * events 0x00A0 range, docs/events.md) count reads only. */
+static const struct dpmu_an_metric demo_metrics[] = {
+	{"l3_read_hit_rate", "100 * (L3D_CACHE_RD - L3D_CACHE_REFILL_RD) / L3D_CACHE_RD", NULL, "%",
+	 "seed 001 section 5.2; docs/workloads.md", "L3 reads that hit (write-backs excluded)"},
+};
+
+/* How the case study's effect is judged: the event or metric of the slow
+ * variant against the fixed one's, by at least `factor`. */
+enum demo_dir { DEMO_DROPS = 0, DEMO_RISES = 1 };
+
+struct demo_case {
+	const char *name;          /* "matmul" (the program, next to dynpmu in workloads/) */
+	const char *source;        /* seed section */
+	const char *story;         /* what the slow variant does wrong, what the fix does */
+	const char *variant[2];    /* before, after */
+	const char *args;          /* sizes, passed to both variants */
+	const char *cpus;          /* --cpus; NULL: every core */
+	const char *events;        /* counted (no rotation: they fit the counters) */
+	const char *metrics;       /* shown and charted: analysis metrics or demo_metrics */
+	uint64_t interval_ns;      /* -I for the chart */
+	bool by_symbol;            /* the advice names the hottest functions */
+	const char *rule;          /* advice expected on the slow variant only; NULL: none */
+	const char *effect;        /* event or metric name */
+	enum demo_dir dir;
+	double factor;
+};
+
+static const struct demo_case cases[] = {
+	{"matmul", "seed 003 section 6.1",
+	 "naive walks B down its columns, a new cache line for every multiply-add; blocked works\n"
+	 "on 32x32 tiles that stay in the L1D",
+	 {"naive", "blocked"}, "128", "0",
+	 "INST_RETIRED,CPU_CYCLES,L1D_CACHE,L1D_CACHE_REFILL,L2D_CACHE_REFILL,STALL_BACKEND",
+	 "ipc,l1d_cache_mpki,l1d_cache_miss_ratio,backend_stalled_cycles", 100000, false, NULL,
+	 "L1D_CACHE_REFILL", DEMO_DROPS, 10.0},
+	{"branches", "seed 003 section 6.2",
+	 "branchy tests each random byte with a data-dependent branch (a coin toss for the\n"
+	 "predictor); branchless computes the same with a conditional select",
+	 {"branchy", "branchless"}, "200000 4", "0",
+	 "INST_RETIRED,CPU_CYCLES,BR_RETIRED,BR_MIS_PRED_RETIRED,STALL_FRONTEND",
+	 "ipc,branch_misprediction_ratio,branch_mpki", 100000, false, "branch_layout",
+	 "BR_MIS_PRED_RETIRED", DEMO_DROPS, 100.0},
+	{"traversal", "seed 001 section 5.2",
+	 "aos visits entities whose hot fields are spread over 4 MiB, twice the L3; sparse keeps\n"
+	 "the hot fields together in 512 KiB",
+	 {"aos", "sparse"}, "32768 4", "0",
+	 "INST_RETIRED,CPU_CYCLES,L1D_CACHE,L1D_CACHE_REFILL,STALL_BACKEND,core/L3D_CACHE_RD,"
+	 "core/L3D_CACHE_REFILL_RD,L3_ACCESS,L3_MISS",
+	 "ipc,l1d_cache_mpki,backend_stalled_cycles,l3_read_hit_rate", 200000, false,
+	 "data_locality", "l3_read_hit_rate", DEMO_RISES, 5.0},
+	{"false_sharing", "seed 001 section 4.2",
+	 "shared: four threads each increment their own counter, but all counters sit in one\n"
+	 "64-byte line that every store must take from the last writer; padded gives each its line",
+	 {"shared", "padded"}, "4 250000", NULL,
+	 "INST_RETIRED,CPU_CYCLES,L1D_CACHE_REFILL,STALL_BACKEND,L3_ACCESS,SNOOP_REQ,DATA_TRANSFER",
+	 "ipc,l1d_cache_mpki,coherency_ratio,coherency_bandwidth,snoop_rate", 50000, true,
+	 "false_sharing", "DATA_TRANSFER", DEMO_DROPS, 100.0},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+struct demo_opts {
+	const char *profile;       /* snapshot section (and cases) profile; NULL: DEMO_PROFILE */
+	const char *svg;           /* NULL: demo.svg next to the dynpmu binary */
+	const char *only;          /* one case study by name */
+	bool snapshots_only;
+	bool no_snapshots;
+	uint64_t snap_ns;          /* snapshot period */
+	char dir[4096];            /* where dynpmu is: workloads/ is next to it */
+};
+
+/* One variant's run, boiled down: the interval samples (system unit) and
+ * their sum over the run. */
+struct demo_result {
+	struct dpmu_an_table iv;    /* intervals, the system unit only */
+	struct dpmu_an_table tot;   /* one sample: the run, the unit named after the variant */
+	char output[256];           /* the program's line on stdout */
+	int exit_code;
+};
+
+static const struct dpmu_an_metric *metric_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof demo_metrics / sizeof demo_metrics[0]; i++)
+		if (strcmp(demo_metrics[i].name, name) == 0)
+			return &demo_metrics[i];
+	return dpmu_an_metric_find(name);
+}
+
+/* "a,b,c" -> metric pointers; an unknown name is a bug of the table. */
+static int metrics_of(const char *list, const struct dpmu_an_metric **out, size_t cap, size_t *n,
+		      struct dpmu_err *err)
+{
+	*n = 0;
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		char name[DPMU_NAME_MAX];
+		snprintf(name, sizeof name, "%.*s", (int)len, p);
+		const struct dpmu_an_metric *m = metric_find(name);
+		if (!m)
+			return dpmu_err_set(err, DPMU_ENOENT, "demo: unknown metric '%s'", name);
+		if (*n < cap)
+			out[(*n)++] = m;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* Copy unit u into sample s under another name, adding to what is there. */
+static int unit_copy(struct dpmu_an_sample *s, const struct dpmu_an_unit *u, const char *name,
+		     struct dpmu_err *err)
+{
+	struct dpmu_an_unit *dst = NULL;
+	for (size_t i = 0; i < s->nunits; i++)
+		if (strcmp(s->units[i].name, name) == 0)
+			dst = &s->units[i];
+	int rc = 0;
+	if (!dst) {
+		rc = dpmu_an_unit_add(s, u->kind, u->index, name, u->freq_hz, &dst, err);
+		if (rc)
+			return rc;
+		dst->little = u->little;
+		dst->line_bytes = u->line_bytes;
+		dst->bus_bytes = u->bus_bytes;
+	}
+	for (size_t k = 0; !rc && k < u->ncounts; k++) {
+		const struct dpmu_an_count *c = &u->counts[k];
+		struct dpmu_an_count *have = NULL;
+		for (size_t j = 0; j < dst->ncounts; j++)
+			if (strcasecmp(dst->counts[j].event, c->event) == 0)
+				have = &dst->counts[j];
+		if (!have) {
+			rc = dpmu_an_count_add(dst, c->event, c->supported, c->value, c->enabled_ns,
+					       c->running_ns, err);
+			continue;
+		}
+		have->supported = have->supported || c->supported;
+		have->value += c->value;
+		have->enabled_ns += c->enabled_ns;
+		have->running_ns += c->running_ns;
+	}
+	return rc;
+}
+
+/* Run one variant through stat's path (the program's stdout kept aside so
+ * the demo's own output stays readable). */
+static int run_variant(const struct demo_opts *dop, const struct demo_case *c, unsigned v,
+		       struct demo_result *res, struct dpmu_err *err)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/workloads/%s", dop->dir, c->name);
+	char argbuf[128];
+	snprintf(argbuf, sizeof argbuf, "%s", c->args);
+	char *argv[DEMO_MAX_ARGS + 3] = {path, (char *)c->variant[v]};
+	unsigned argc = 2;
+	for (char *tok = strtok(argbuf, " "); tok && argc < DEMO_MAX_ARGS + 2;
+	     tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+
+	struct dpmu_stat_opts o;
+	memset(&o, 0, sizeof o);
+	o.profile = dop->profile ? dop->profile : DEMO_PROFILE;
+	snprintf(o.events, sizeof o.events, "%s", c->events);
+	o.have_events = true;
+	o.prog_argv = argv;
+	o.cpus = c->cpus;
+	o.by_symbol = c->by_symbol;
+	o.interval_ns = c->interval_ns;
+
+	dpmu_an_table_init(&res->iv);
+	dpmu_an_table_init(&res->tot);
+	FILE *cap = tmpfile();
+	int saved = dup(STDOUT_FILENO);
+	if (!cap || saved < 0) {
+		if (cap)
+			fclose(cap);
+		if (saved >= 0)
+			close(saved);
+		return dpmu_err_set(err, DPMU_EIO, "demo: cannot capture the program's output: %s",
+				    strerror(errno));
+	}
+	fflush(stdout);
+	dup2(fileno(cap), STDOUT_FILENO);
+	struct dpmu_stat_run r;
+	int rc = dpmu_stat_measure(&o, &r, err);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(cap);
+	if (!fgets(res->output, sizeof res->output, cap))
+		res->output[0] = '\0';
+	res->output[strcspn(res->output, "\n")] = '\0';
+	fclose(cap);
+	if (!rc) {
+		res->exit_code = dpmu_qemu_exit_code(r.b);
+		if (res->exit_code)
+			rc = dpmu_err_set(err, DPMU_EIO, "demo: %s %s exited with status %d", c->name,
+					  c->variant[v], res->exit_code);
+	}
+	/* the intervals as they are, and their sum as one sample of the run */
+	struct dpmu_an_sample *tot = NULL;
+	uint64_t end = 0;
+	for (size_t i = 0; !rc && i < r.t.nsamples; i++)
+		if (r.t.samples[i].start_ns + r.t.samples[i].length_ns > end)
+			end = r.t.samples[i].start_ns + r.t.samples[i].length_ns;
+	if (!rc)
+		rc = dpmu_an_sample_add(&res->tot, 0, end, &tot, err);
+	res->tot.const_freq_hz = res->iv.const_freq_hz = r.t.const_freq_hz;
+	res->tot.nsymbols = r.t.nsymbols;
+	memcpy(res->tot.symbols, r.t.symbols, sizeof r.t.symbols);
+	snprintf(res->tot.workload, sizeof res->tot.workload, "%s", r.t.workload);
+	for (size_t i = 0; !rc && i < r.t.nsamples; i++) {
+		const struct dpmu_an_sample *s = &r.t.samples[i];
+		const struct dpmu_an_unit *u = dpmu_an_unit_find(s, "system");
+		if (!u)
+			continue;
+		struct dpmu_an_sample *d;
+		rc = dpmu_an_sample_add(&res->iv, s->start_ns, s->length_ns, &d, err);
+		if (!rc)
+			rc = unit_copy(d, u, c->variant[v], err);
+		if (!rc)
+			rc = unit_copy(&res->tot.samples[0], u, c->variant[v], err);
+	}
+	dpmu_stat_run_free(&r);
+	return rc;
+}
+
+static const struct dpmu_an_count *total_count(const struct demo_result *r, const char *ev)
+{
+	if (!r->tot.nsamples || !r->tot.samples[0].nunits)
+		return NULL;
+	return dpmu_an_count_find(&r->tot.samples[0].units[0], ev);
+}
+
+/* The event's count, or the metric's value, over the whole run. */
+static bool value_of(const struct demo_result *r, const char *name, double *out)
+{
+	const struct dpmu_an_count *c = total_count(r, name);
+	if (c && c->supported) {
+		*out = dpmu_an_count_estimate(c);
+		return true;
+	}
+	const struct dpmu_an_metric *m = metric_find(name);
+	struct dpmu_an_value v;
+	struct dpmu_err e;
+	if (!m || !r->tot.nsamples || !r->tot.samples[0].nunits ||
+	    dpmu_an_metric_eval(m, &r->tot, &r->tot.samples[0], &r->tot.samples[0].units[0], &v, &e) ||
+	    !v.available)
+		return false;
+	*out = v.value;
+	return true;
+}
+
+static void print_case_counts(const struct demo_case *c, const struct demo_result *res)
+{
+	printf("\n  %-28s %16s %16s %13s\n", "event (whole run)", c->variant[0], c->variant[1],
+	       "after/before");
+	for (const char *p = c->events; *p;) {
+		size_t len = strcspn(p, ",");
+		char item[DPMU_NAME_MAX];
+		snprintf(item, sizeof item, "%.*s", (int)len, p);
+		p += len + (p[len] == ',');
+		const char *name = strncmp(item, "core/", 5) == 0 ? item + 5 : item;
+		char b0[32], b1[32];
+		const struct dpmu_an_count *a = total_count(&res[0], name),
+					   *b = total_count(&res[1], name);
+		uint64_t va = a ? a->value : 0, vb = b ? b->value : 0;
+		printf("  %-28s %16s %16s", name, a ? dpmu_an_thousands(va, b0, sizeof b0) : "-",
+		       b ? dpmu_an_thousands(vb, b1, sizeof b1) : "-");
+		if (va)
+			printf(" %12.3gx\n", (double)vb / (double)va);
+		else
+			printf(" %13s\n", "-");
+	}
+}
+
+/* Large values (bandwidths, rates) in %g form, the others with 2 decimals. */
+static bool fabs_big(double x)
+{
+	return x >= 1e5 || x <= -1e5;
+}
+
+static void print_metrics(const struct dpmu_an_metric *const *m, size_t nm,
+			  const struct demo_case *c, const struct demo_result *res)
+{
+	printf("\n  %-28s %16s %16s\n", "metric", c->variant[0], c->variant[1]);
+	for (size_t i = 0; i < nm; i++) {
+		char label[64];
+		snprintf(label, sizeof label, "%s (%s)", m[i]->name, m[i]->unit);
+		printf("  %-28s", label);
+		for (unsigned v = 0; v < 2; v++) {
+			double x;
+			if (!value_of(&res[v], m[i]->name, &x))
+				printf(" %16s", "n/a");
+			else if (fabs_big(x))
+				printf(" %16.4g", x);
+			else
+				printf(" %16.2f", x);
+		}
+		printf("\n");
+	}
+}
+
+/* The advice that fires on one variant; returns whether `rule` is among it. */
+static bool print_advice(const struct demo_case *c, unsigned v, const struct demo_result *r,
+			 const char *rule, struct dpmu_err *err)
+{
+	struct dpmu_an_advice adv[16];
+	size_t n = 0;
+	bool seen = false;
+	if (dpmu_an_advise(&r->tot, 0, adv, 16, &n, err)) {
+		printf("  advice for %s: cannot evaluate: %s\n", c->variant[v], dpmu_errmsg(err));
+		return false;
+	}
+	if (n == 0)
+		printf("  advice for %s: none fires\n", c->variant[v]);
+	for (size_t i = 0; i < n && i < 16; i++) {
+		printf("  advice for %s: [%s] %s\n", c->variant[v], adv[i].rule->name, adv[i].text);
+		seen = seen || (rule && strcmp(adv[i].rule->name, rule) == 0);
+	}
+	return seen;
+}
+
+/* Both variants' intervals in one table, a line per variant. */
+static int chart_table(const struct demo_case *c, const struct demo_result *res,
+		       struct dpmu_an_table *t, struct dpmu_err *err)
+{
+	dpmu_an_table_init(t);
+	snprintf(t->workload, sizeof t->workload, "%s %s vs %s (%s)", c->name, c->variant[0],
+		 c->variant[1], c->source);
+	t->intervals = true;
+	t->const_freq_hz = res[0].iv.const_freq_hz;
+	int rc = 0;
+	for (unsigned v = 0; v < 2 && !rc; v++)
+		for (size_t i = 0; i < res[v].iv.nsamples && !rc; i++) {
+			const struct dpmu_an_sample *s = &res[v].iv.samples[i];
+			struct dpmu_an_sample *d;
+			rc = dpmu_an_sample_add(t, s->start_ns, s->length_ns, &d, err);
+			for (size_t u = 0; !rc && u < s->nunits; u++)
+				rc = unit_copy(d, &s->units[u], s->units[u].name, err);
+		}
+	return rc;
+}
+
+/* One case study: both variants, the tables, the advice, the verdict; its
+ * chart is appended to `svg` (an SVG document per case). */
+static int run_case(const struct demo_opts *dop, unsigned k, char **svg, size_t *svglen,
+		    bool *effect_ok, bool *advice_ok, struct dpmu_err *err)
+{
+	const struct demo_case *c = &cases[k];
+	printf("\n=== %u/%zu  %s: %s vs %s  (%s) ===\n%s\n", k + 1, NCASES, c->name, c->variant[0],
+	       c->variant[1], c->source, c->story);
+	struct demo_result res[2];
+	memset(res, 0, sizeof res);
+	int rc = 0;
+	for (unsigned v = 0; v < 2 && !rc; v++) {
+		rc = run_variant(dop, c, v, &res[v], err);
+		if (!rc)
+			printf("  ran %s %s %s on %s: \"%s\"\n", c->name, c->variant[v], c->args,
+			       c->cpus ? "cpu0 (Cortex-A75)" : "every core (threads spread)",
+			       res[v].output);
+	}
+	const struct dpmu_an_metric *m[16];
+	size_t nm = 0;
+	if (!rc)
+		rc = metrics_of(c->metrics, m, 16, &nm, err);
+	if (!rc) {
+		print_case_counts(c, res);
+		print_metrics(m, nm, c, res);
+		printf("\n");
+		bool before = print_advice(c, 0, &res[0], c->rule, err);
+		bool after = print_advice(c, 1, &res[1], c->rule, err);
+		if (c->rule) {
+			*advice_ok = before && !after;
+			printf("  => advice %s: %s for %s, %s for %s (%s)\n", c->rule,
+			       before ? "fires" : "silent", c->variant[0], after ? "fires" : "silent",
+			       c->variant[1], *advice_ok ? "as expected" : "NOT as expected");
+		} else {
+			*advice_ok = true;
+			printf("  => no rule is expected to fire here (docs/demo.md says why)\n");
+		}
+		double a = 0, b = 0;
+		bool have = value_of(&res[0], c->effect, &a) && value_of(&res[1], c->effect, &b);
+		double ratio = c->dir == DEMO_DROPS ? (b > 0 ? a / b : (a > 0 ? 1e300 : 0))
+						    : (a > 0 ? b / a : (b > 0 ? 1e300 : 0));
+		*effect_ok = have && ratio >= c->factor;
+		printf("  => effect: %s %.4g -> %.4g, %s %s%.3gx (the case study wants >= %gx): %s\n",
+		       c->effect, a, b, c->dir == DEMO_DROPS ? "down" : "up",
+		       ratio >= 1e300 ? ">" : "", ratio >= 1e300 ? 1e6 : ratio, c->factor,
+		       *effect_ok ? "SEEN" : "NOT SEEN");
+	}
+	struct dpmu_an_table t;
+	dpmu_an_table_init(&t);
+	if (!rc)
+		rc = chart_table(c, res, &t, err);
+	if (!rc) {
+		FILE *f = open_memstream(svg, svglen);
+		struct dpmu_an_report rep = {.metrics = m, .nmetrics = nm};
+		if (!f)
+			rc = dpmu_err_set(err, DPMU_ENOMEM, "demo: out of memory");
+		else if ((rc = dpmu_an_write_svg(f, &t, &rep, err)) == 0 && fclose(f))
+			rc = dpmu_err_set(err, DPMU_EIO, "demo: chart failed");
+		else if (rc)
+			fclose(f);
+	}
+	dpmu_an_table_free(&t);
+	for (unsigned v = 0; v < 2; v++) {
+		dpmu_an_table_free(&res[v].iv);
+		dpmu_an_table_free(&res[v].tot);
+	}
+	return rc;
+}
+
+/* The cases' charts stacked into one SVG: each document nested as an
+ * <svg> element at its offset (SVG 1.1 section 5.1.2). */
+static int write_svg(const char *path, char **svg, const size_t *len, unsigned n,
+		     struct dpmu_err *err)
+{
+	double w = 0, h = 40, y[NCASES];
+	for (unsigned k = 0; k < n; k++) {
+		double cw = 0, ch = 0;
+		const char *root = svg[k] ? strstr(svg[k], "<svg ") : NULL;
+		const char *pw = root ? strstr(root, " width=\"") : NULL;
+		const char *ph = root ? strstr(root, " height=\"") : NULL;
+		if (!pw || !ph || sscanf(pw, " width=\"%lf\"", &cw) != 1 ||
+		    sscanf(ph, " height=\"%lf\"", &ch) != 1)
+			return dpmu_err_set(err, DPMU_EINVAL, "demo: chart %u is not an SVG document",
+					    k + 1);
+		y[k] = h;
+		h += ch + 10;
+		if (cw > w)
+			w = cw;
+	}
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return dpmu_err_set(err, DPMU_EIO, "demo: %s: %s", path, strerror(errno));
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+		   "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, "
+		   "sans-serif\">\n<title>dynpmu demo: the case studies over time</title>\n"
+		   "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n"
+		   "<text x=\"12\" y=\"28\" font-size=\"18\" font-weight=\"bold\">dynpmu demo: "
+		   "slow variant and fix, per interval of simulated time</text>\n",
+		   w, h, w, h, w, h);
+	for (unsigned k = 0; k < n; k++) {
+		const char *root = strstr(svg[k], "<svg ");
+		fprintf(f, "<g transform=\"translate(0 %.0f)\">\n", y[k]);
+		fwrite(root, 1, len[k] - (size_t)(root - svg[k]), f);
+		fprintf(f, "</g>\n");
+	}
+	fprintf(f, "</svg>\n");
+	if (fclose(f))
+		return dpmu_err_set(err, DPMU_EIO, "demo: %s: write failed", path);
+	return 0;
+}
+
+/* ---- the snapshot loop's register programming (seed 001 section 4.1) ---- */
 
 #define DEMO_COUNTERS 6
 /* Seed 001 section 4.1 step 2: reset counters 0-2 after each capture. */
 #define DEMO_PMSSRR ((1u << 0) | (1u << 1) | (1u << 2))
-/* Simulated cycles an APB poll of PMSSCR takes (lets a capture complete). */
-#define DEMO_POLL_CYCLES 32u
 
 /* Core events: what a performance engineer looks at first (IPC, L1D miss
  * ratio, branch mispredictions, back-end stalls; reference section 6). */
@@ -39,32 +517,13 @@ static const char *const cluster_events_120[DEMO_COUNTERS] = {
 };
 
 struct demo {
-	struct dpmu_model *m;
 	const struct dpmu_profile *p;
 	struct dpmu_drv *drv;
-	struct dpmu_drv_frame waiting;   /* frame being polled, for the wait hook */
 	/* per target: event code programmed on each counter, or -1 */
 	int core_code[DPMU_MAX_CORES][DEMO_COUNTERS];
 	const char *cluster_names[DPMU_MAX_CLUSTERS][DEMO_COUNTERS];
 	int cluster_code[DPMU_MAX_CLUSTERS][DEMO_COUNTERS];
 };
-
-/* Time passes while the driver polls PMSSCR. */
-static void demo_wait(void *ctx, unsigned poll)
-{
-	struct demo *d = ctx;
-	(void)poll;
-	if (d->waiting.kind == DPMU_REGIO_FRAME_CORE)
-		dpmu_model_core_cycles(d->m, d->waiting.index, DEMO_POLL_CYCLES);
-	else
-		dpmu_model_cluster_cycles(d->m, d->waiting.index, DEMO_POLL_CYCLES);
-}
-
-static int fail(const struct dpmu_err *err)
-{
-	fprintf(stderr, "dynpmu demo: %s\n", dpmu_errmsg(err));
-	return DPMU_EXIT_FAIL;
-}
 
 static int setup_cores(struct demo *d, struct dpmu_err *err)
 {
@@ -197,31 +656,31 @@ static int snapshot_all(struct demo *d, struct dpmu_drv_snapshot *core_snap,
 		if ((rc = dpmu_drv_snapshot_trigger(d->drv, DPMU_DRV_CLUSTER_FRAME(cl), err)))
 			return rc;
 	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
-		d->waiting = DPMU_DRV_CORE_FRAME(cpu);
-		if ((rc = dpmu_drv_snapshot_collect(d->drv, d->waiting, &core_snap[cpu], err)))
+		if ((rc = dpmu_drv_snapshot_collect(d->drv, DPMU_DRV_CORE_FRAME(cpu), &core_snap[cpu],
+						     err)))
 			return rc;
 	}
 	for (unsigned cl = 0; cl < ncl; cl++) {
-		d->waiting = DPMU_DRV_CLUSTER_FRAME(cl);
-		if ((rc = dpmu_drv_snapshot_collect(d->drv, d->waiting, &cl_snap[cl], err)))
+		if ((rc = dpmu_drv_snapshot_collect(d->drv, DPMU_DRV_CLUSTER_FRAME(cl), &cl_snap[cl],
+						     err)))
 			return rc;
 	}
 	return 0;
 }
 
-static void print_interval(struct demo *d, unsigned k, unsigned intervals, uint64_t ns,
+static void print_interval(struct demo *d, unsigned k, uint64_t t0, uint64_t t1,
 			   const struct dpmu_drv_snapshot *core_snap,
 			   const struct dpmu_drv_snapshot *cl_snap)
 {
-	printf("\ninterval %u of %u: %.3f ms simulated, ending at %.3f ms\n", k + 1, intervals,
-	       (double)ns / 1e6, (double)ns * (k + 1) / 1e6);
+	printf("\nsnapshot %u: %.3f ms simulated, from %.3f to %.3f ms\n", k + 1,
+	       (double)(t1 - t0) / 1e6, (double)t0 / 1e6, (double)t1 / 1e6);
 	print_header(core_events, "PMCCNTR", "IPC");
 	for (unsigned cpu = 0; cpu < dpmu_drv_ncpus(d->drv); cpu++) {
 		const struct dpmu_drv_snapshot *s = &core_snap[cpu];
 		printf("cpu%-6u", cpu);
 		print_counts(s, core_events, d->core_code[cpu]);
 		/* counters 0 and 1 are per-interval deltas: IPC of this interval */
-		printf(" %7.2f  %s\n", ratio(s->ev[0], s->ev[1]), dpmu_synth_phase(k, cpu));
+		printf(" %7.2f\n", ratio(s->ev[0], s->ev[1]));
 	}
 	for (unsigned cl = 0; cl < dpmu_drv_nclusters(d->drv); cl++) {
 		const struct dpmu_drv_snapshot *s = &cl_snap[cl];
@@ -254,13 +713,111 @@ static void print_discovery(struct demo *d)
 	}
 }
 
+
+/* ---- part 2: seed 001 section 4.1's snapshot loop over a real workload ---- */
+
+static const char *const snap_argv_tail[] = {"shared", "4", "100000"};
+#define SNAP_PROGRAM "false_sharing"
+
+struct snap_ctx {
+	struct demo *d;
+	struct dpmu_drv_snapshot *core_snap, *cl_snap;
+	unsigned k;
+	uint64_t last_ns, next_ns, period_ns;
+};
+
+static int snap_take(struct snap_ctx *x, uint64_t now, struct dpmu_err *err)
+{
+	int rc = snapshot_all(x->d, x->core_snap, x->cl_snap, err);
+	if (rc)
+		return rc;
+	print_interval(x->d, x->k++, x->last_ns, now, x->core_snap, x->cl_snap);
+	x->last_ns = now;
+	return 0;
+}
+
+/* The backend's timer: one snapshot per period of simulated time (its
+ * other calls, at the poll interval or for an interrupt line, are not). */
+static int snap_tick(void *ctx, uint64_t now, struct dpmu_err *err)
+{
+	struct snap_ctx *x = ctx;
+	if (now < x->next_ns)
+		return 0;
+	while (x->next_ns <= now)
+		x->next_ns += x->period_ns;
+	return snap_take(x, now, err);
+}
+
+static int run_snapshots(const struct demo_opts *dop)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/workloads/%s", dop->dir, SNAP_PROGRAM);
+	char *argv[] = {path, (char *)snap_argv_tail[0], (char *)snap_argv_tail[1],
+			(char *)snap_argv_tail[2], NULL};
+	struct dpmu_qemu_options qo = {.profile = dop->profile, .program = path, .argv = argv};
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	struct dpmu_backend *b = NULL;
+	struct demo *d = calloc(1, sizeof *d);
+	struct snap_ctx x = {.d = d, .core_snap = calloc(DPMU_MAX_CORES, sizeof *x.core_snap),
+			     .cl_snap = calloc(DPMU_MAX_CLUSTERS, sizeof *x.cl_snap),
+			     .period_ns = dop->snap_ns, .next_ns = dop->snap_ns};
+	int rc = !d || !x.core_snap || !x.cl_snap
+			 ? dpmu_err_set(&err, DPMU_ENOMEM, "out of memory")
+			 : dpmu_qemu_create(&qo, &b, &err);
+	if (!rc) {
+		d->p = b->profile;
+		d->drv = b->drv;
+		printf("\n=== seed 001 section 4.1: coordinated snapshots of every PMU, profile %s ===\n"
+		       "workload: %s %s %s %s (4 threads, spread over the cores), a snapshot every "
+		       "%.3f ms of simulated time\n",
+		       d->p->name, SNAP_PROGRAM, argv[1], argv[2], argv[3], (double)dop->snap_ns / 1e6);
+		print_discovery(d);
+		rc = setup_cores(d, &err);
+	}
+	if (!rc)
+		rc = setup_clusters(d, &err);
+	if (!rc)
+		rc = setup_snapshots(d, &err);
+	if (!rc) {
+		printf("snapshots: PMSSRR = 0x%x on every frame: columns marked + are reset after each\n"
+		       "           capture (per-interval deltas); the others and the cycle counters are\n"
+		       "           cumulative since the start\n",
+		       DEMO_PMSSRR);
+		rc = b->ops->run_timed(b, 0, dop->snap_ns, snap_tick, &x, &err);
+	}
+	/* the last, partial period */
+	if (!rc && b->ops->time_ns(b) > x.last_ns)
+		rc = snap_take(&x, b->ops->time_ns(b), &err);
+	if (!rc && dpmu_qemu_exit_code(b))
+		rc = dpmu_err_set(&err, DPMU_EIO, "%s exited with status %d", SNAP_PROGRAM,
+				  dpmu_qemu_exit_code(b));
+	if (rc)
+		fprintf(stderr, "dynpmu demo: %s\n", dpmu_errmsg(&err));
+	dpmu_backend_destroy(b);
+	free(d);
+	free(x.core_snap);
+	free(x.cl_snap);
+	return rc ? DPMU_EXIT_FAIL : DPMU_EXIT_OK;
+}
+
 static void demo_usage(FILE *out)
 {
-	fprintf(out, "usage: dynpmu demo [--profile NAME|FILE] [--intervals N] [--interval-us US]\n\n"
-		     "Runs seed 001 section 4.1 on the simulated cluster through the driver: every\n"
-		     "core PMU and the cluster PMU programmed, then periodic snapshots (PMSSCR.SS)\n"
-		     "of every frame, printed per interval. Default: 5 intervals of 1000 us.\n"
-		     "The activity is SYNTHETIC until the microarchitectural engine is wired in.\n");
+	fprintf(out,
+		"usage: dynpmu demo [--case NAME] [--svg FILE] [--snapshots | --no-snapshots]\n"
+		"                   [--interval-us US] [--profile P]\n\n"
+		"The seeds' four case studies, each a real aarch64 program in a slow and a fixed\n"
+		"variant, run on the simulated cluster through dynpmu stat's path: before/after\n"
+		"counts, metrics, the advice that fires, whether the effect shows, and an SVG\n"
+		"of the interval metrics (default: demo.svg next to the dynpmu binary). Then\n"
+		"seed 001 section 4.1's snapshot loop (every core PMU and the cluster PMU,\n"
+		"PMSSRR reset, periodic PMSSCR) over a multi-threaded workload (docs/demo.md).\n\n"
+		"  --case NAME      only matmul, branches, traversal or false_sharing\n"
+		"  --svg FILE       where the chart goes\n"
+		"  --snapshots      only the snapshot loop;  --no-snapshots: only the cases\n"
+		"  --interval-us US snapshot period in simulated microseconds (default 100)\n"
+		"  --profile P      profile (default %s)\n",
+		DEMO_PROFILE);
 }
 
 static int parse_count(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -278,85 +835,112 @@ static int parse_count(const char *opt, const char *s, unsigned lo, unsigned hi,
 
 int dpmu_cmd_demo(int argc, char **argv)
 {
-	const char *profile = NULL;
-	unsigned intervals = 5, interval_us = 1000;
+	struct demo_opts o;
+	memset(&o, 0, sizeof o);
+	unsigned us = 100;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			demo_usage(stdout);
 			return DPMU_EXIT_OK;
-		} else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
-			profile = argv[++i];
-		} else if (strcmp(argv[i], "--intervals") == 0) {
-			if (parse_count(argv[i], i + 1 < argc ? argv[i + 1] : NULL, 1, 1000, &intervals))
-				return DPMU_EXIT_USAGE;
-			i++;
-		} else if (strcmp(argv[i], "--interval-us") == 0) {
-			if (parse_count(argv[i], i + 1 < argc ? argv[i + 1] : NULL, 1, 1000000, &interval_us))
+		} else if (strcmp(a, "--profile") == 0 && next) {
+			o.profile = argv[++i];
+		} else if (strcmp(a, "--svg") == 0 && next) {
+			o.svg = argv[++i];
+		} else if (strcmp(a, "--case") == 0 && next) {
+			o.only = argv[++i];
+		} else if (strcmp(a, "--snapshots") == 0) {
+			o.snapshots_only = true;
+		} else if (strcmp(a, "--no-snapshots") == 0) {
+			o.no_snapshots = true;
+		} else if (strcmp(a, "--interval-us") == 0) {
+			if (parse_count(a, next, 1, 1000000, &us))
 				return DPMU_EXIT_USAGE;
 			i++;
 		} else {
-			fprintf(stderr, "dynpmu demo: unknown argument '%s'\n", argv[i]);
+			fprintf(stderr, "dynpmu demo: unknown argument '%s'%s\n", a,
+				next || a[0] != '-' ? "" : " (or it needs a value)");
 			demo_usage(stderr);
 			return DPMU_EXIT_USAGE;
 		}
 	}
-
-	struct demo *d = calloc(1, sizeof *d);
-	struct dpmu_profile *p = NULL;
-	struct dpmu_drv_snapshot *core_snap = calloc(DPMU_MAX_CORES, sizeof *core_snap);
-	struct dpmu_drv_snapshot *cl_snap = calloc(DPMU_MAX_CLUSTERS, sizeof *cl_snap);
-	if (!d || !core_snap || !cl_snap) {
-		fprintf(stderr, "dynpmu demo: out of memory\n");
-		free(d), free(core_snap), free(cl_snap);
+	o.snap_ns = (uint64_t)us * 1000u;
+	int selected = -1;
+	if (o.only) {
+		for (unsigned k = 0; k < NCASES; k++)
+			if (strcmp(o.only, cases[k].name) == 0)
+				selected = (int)k;
+		if (selected < 0) {
+			fprintf(stderr, "dynpmu demo: --case '%s': use matmul, branches, traversal or "
+					"false_sharing\n", o.only);
+			return DPMU_EXIT_USAGE;
+		}
+	}
+	ssize_t n = readlink("/proc/self/exe", o.dir, sizeof o.dir - 1);
+	if (n <= 0) {
+		fprintf(stderr, "dynpmu demo: cannot find dynpmu's own path (the workloads are next "
+				"to it)\n");
 		return DPMU_EXIT_FAIL;
 	}
-	int rc = dpmu_tool_open_model("demo", profile, &p, &d->m);
-	if (rc) {
-		free(d), free(core_snap), free(cl_snap);
-		return rc;
+	o.dir[n] = '\0';
+	char *slash = strrchr(o.dir, '/');
+	if (slash)
+		*slash = '\0';
+	char wl[4200];
+	snprintf(wl, sizeof wl, "%s/workloads/%s", o.dir, cases[0].name);
+	if (access(wl, X_OK) != 0) {
+		fprintf(stderr, "dynpmu demo: the workloads are not built (%s is missing): install "
+				"gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (scripts/deps.sh demo) "
+				"and rebuild\n", wl);
+		return DPMU_EXIT_FAIL;
 	}
-	d->p = dpmu_model_profile(d->m);
-	struct dpmu_regio_model rm;
+	if (o.snapshots_only)
+		return run_snapshots(&o);
+
+	printf("dynpmu demo: the seeds' case studies on the simulated cluster (profile %s),\n"
+	       "each program run under qemu-aarch64 with every instruction fed to the engine and\n"
+	       "the counters read back through the driver, as `dynpmu stat -- PROGRAM` does\n",
+	       o.profile ? o.profile : DEMO_PROFILE);
+	char *svg[NCASES] = {NULL};
+	size_t svglen[NCASES] = {0};
+	unsigned ncharts = 0, effects = 0, advices = 0, ran = 0;
+	int rc = DPMU_EXIT_OK;
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
-	dpmu_regio_model_init(&rm, d->m, NULL, NULL);
-	uint64_t ns = (uint64_t)interval_us * 1000u;
-
-	if (dpmu_drv_create(&rm.io, &d->drv, &err) != 0) {
-		rc = fail(&err);
-		goto out;
-	}
-	dpmu_drv_set_wait(d->drv, demo_wait, d);
-
-	printf("dynpmu demo: seed 001 section 4.1 on the simulated cluster, profile %s\n", d->p->name);
-	print_discovery(d);
-	if (setup_cores(d, &err) || setup_clusters(d, &err) || setup_snapshots(d, &err)) {
-		rc = fail(&err);
-		goto out;
-	}
-	printf("activity: SYNTHETIC - a made-up, deterministic event mix fed to the model (the\n"
-	       "          microarchitectural engine is not wired into the demo yet); the last\n"
-	       "          column names the synthetic phase of each cpu\n");
-	printf("snapshots: PMSSRR = 0x%x on every frame: columns marked + are reset after each\n"
-	       "           capture (per-interval deltas); the others and the cycle counters are\n"
-	       "           cumulative since the start\n",
-	       DEMO_PMSSRR);
-
-	for (unsigned k = 0; k < intervals; k++) {
-		dpmu_synth_run(d->m, k, ns);
-		if (snapshot_all(d, core_snap, cl_snap, &err)) {
-			rc = fail(&err);
-			goto out;
+	for (unsigned k = 0; k < NCASES; k++) {
+		if (selected >= 0 && k != (unsigned)selected)
+			continue;
+		bool eff = false, adv = false;
+		if (run_case(&o, k, &svg[ncharts], &svglen[ncharts], &eff, &adv, &err)) {
+			fprintf(stderr, "dynpmu demo: %s: %s\n", cases[k].name, dpmu_errmsg(&err));
+			rc = DPMU_EXIT_FAIL;
+			break;
 		}
-		print_interval(d, k, intervals, ns, core_snap, cl_snap);
+		ncharts++;
+		ran++;
+		effects += eff;
+		advices += adv;
 	}
-	rc = DPMU_EXIT_OK;
-out:
-	dpmu_drv_destroy(d->drv);
-	dpmu_model_destroy(d->m);
-	dpmu_profile_free(p);
-	free(d);
-	free(core_snap);
-	free(cl_snap);
+	char path[4300];
+	if (o.svg)
+		snprintf(path, sizeof path, "%s", o.svg);
+	else
+		snprintf(path, sizeof path, "%s/demo.svg", o.dir);
+	if (rc == DPMU_EXIT_OK) {
+		printf("\nsummary: %u of %u case-study effects seen, advice as expected in %u of %u\n",
+		       effects, ran, advices, ran);
+		if (write_svg(path, svg, svglen, ncharts, &err)) {
+			fprintf(stderr, "dynpmu demo: %s\n", dpmu_errmsg(&err));
+			rc = DPMU_EXIT_FAIL;
+		} else {
+			printf("chart: %s (interval metrics of both variants of every case study)\n",
+			       path);
+		}
+	}
+	for (unsigned k = 0; k < NCASES; k++)
+		free(svg[k]);
+	if (rc == DPMU_EXIT_OK && !o.no_snapshots && selected < 0)
+		rc = run_snapshots(&o);
+	fflush(stdout);
 	return rc;
 }

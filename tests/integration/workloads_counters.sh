@@ -5,7 +5,8 @@
 #   matmul      blocked cuts L1D_CACHE_REFILL (seed 003 6.1)
 #   branches    branchless removes the mispredictions (seed 003 6.2)
 #   traversal   the sparse rewrite raises the L3 hit rate (seed 001 5.2)
-#   false_sharing  padding removes the refills and snoops (seed 001 4.2)
+#   false_sharing  shared refills about once per increment, padding
+#               removes the refills and snoops (seed 001 4.2)
 #   stream      triad refills every line of its three arrays each pass
 # The thresholds are wide (factors, not exact values) so they hold while
 # the engine's timing and replacement details change, yet each fails if
@@ -100,8 +101,13 @@ fr=$(whole fs L1D_CACHE_REFILL)
 pr=$(whole fp L1D_CACHE_REFILL)
 fsn=$(whole fs SCU_SNP_ACCESS)
 psn=$(whole fp SCU_SNP_ACCESS)
-[ "$fr" -gt $((pr * 5)) ] || fail "false_sharing: shared refills $fr vs padded $pr"
-[ "$fsn" -gt $((psn * 10)) ] || fail "false_sharing: shared snoops $fsn vs padded $psn"
+# The backend interleaves the threads a block at a time in simulated time
+# (docs/frontend.md), so the line changes hands about once per increment,
+# as on real cores: 4 x 250000 increments, at least half of them refilling;
+# padded refills and snoops stay in the hundreds.
+[ "$fr" -gt 500000 ] || fail "false_sharing: shared refills $fr, want about one per increment (1000000)"
+[ "$fr" -gt $((pr * 100)) ] || fail "false_sharing: shared refills $fr vs padded $pr"
+[ "$fsn" -gt $((psn * 100)) ] || fail "false_sharing: shared snoops $fsn vs padded $psn"
 
 # --- stream (the bandwidth baseline): triad refills all three arrays each
 # pass, 3 * N / 8 lines per pass.

@@ -426,8 +426,16 @@ static int run_case(const struct demo_opts *dop, unsigned k, char **svg, size_t 
 		double ratio = c->dir == DEMO_DROPS ? (b > 0 ? a / b : (a > 0 ? 1e300 : 0))
 						    : (a > 0 ? b / a : (b > 0 ? 1e300 : 0));
 		*effect_ok = have && ratio >= c->factor;
-		printf("  => effect: %s %.4g -> %.4g, %s %s%.3gx (the case study wants >= %gx): %s\n",
-		       c->effect, a, b, c->dir == DEMO_DROPS ? "down" : "up",
+		char sa[40], sb[40];
+		if (total_count(&res[0], c->effect)) { /* a count: as the table prints it */
+			dpmu_an_thousands((uint64_t)(a + 0.5), sa, sizeof sa);
+			dpmu_an_thousands((uint64_t)(b + 0.5), sb, sizeof sb);
+		} else {
+			snprintf(sa, sizeof sa, "%.2f", a);
+			snprintf(sb, sizeof sb, "%.2f", b);
+		}
+		printf("  => effect: %s %s -> %s, %s %s%.3gx (the case study wants >= %gx): %s\n",
+		       c->effect, sa, sb, c->dir == DEMO_DROPS ? "down" : "up",
 		       ratio >= 1e300 ? ">" : "", ratio >= 1e300 ? 1e6 : ratio, c->factor,
 		       *effect_ok ? "SEEN" : "NOT SEEN");
 	}

@@ -77,6 +77,12 @@ grep -v '^chart:' "$tmp/out" >"$tmp/b2"
 cmp -s "$tmp/b1" "$tmp/b2" || fail "two runs of the branches case study differ"
 cmp -s "$tmp/b1.svg" "$tmp/b2.svg" || fail "two charts of the branches case study differ"
 
+# The snapshot loop alone, on the DSU-120 numbering, at most 2 snapshots.
+run 0 "$DYNPMU" demo --snapshots --intervals 2 --profile a75x4-a55x4-dsu120
+has out "L3_ACCESS"
+[ "$(grep -c '^snapshot [0-9]*:' "$tmp/out")" -eq 2 ] || fail "--intervals 2: want 2 snapshots"
+grep -q "=== 1/4" "$tmp/out" && fail "--snapshots ran the case studies"
+
 # Bad input: a clear message and exit 2.
 run 2 "$DYNPMU" demo --case nosuch
 has err "--case 'nosuch'"

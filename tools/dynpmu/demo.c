@@ -106,6 +106,7 @@ struct demo_opts {
 	bool snapshots_only;
 	bool no_snapshots;
 	uint64_t snap_ns;          /* snapshot period */
+	unsigned max_snapshots;
 	char dir[4096];            /* where dynpmu is: workloads/ is next to it */
 };
 
@@ -730,7 +731,7 @@ static const char *const snap_argv_tail[] = {"shared", "4", "100000"};
 struct snap_ctx {
 	struct demo *d;
 	struct dpmu_drv_snapshot *core_snap, *cl_snap;
-	unsigned k;
+	unsigned k, max;            /* snapshots taken, at most (the last covers the rest) */
 	uint64_t last_ns, next_ns, period_ns;
 };
 
@@ -749,7 +750,7 @@ static int snap_take(struct snap_ctx *x, uint64_t now, struct dpmu_err *err)
 static int snap_tick(void *ctx, uint64_t now, struct dpmu_err *err)
 {
 	struct snap_ctx *x = ctx;
-	if (now < x->next_ns)
+	if (now < x->next_ns || x->k + 1 >= x->max)
 		return 0;
 	while (x->next_ns <= now)
 		x->next_ns += x->period_ns;
@@ -769,7 +770,8 @@ static int run_snapshots(const struct demo_opts *dop)
 	struct demo *d = calloc(1, sizeof *d);
 	struct snap_ctx x = {.d = d, .core_snap = calloc(DPMU_MAX_CORES, sizeof *x.core_snap),
 			     .cl_snap = calloc(DPMU_MAX_CLUSTERS, sizeof *x.cl_snap),
-			     .period_ns = dop->snap_ns, .next_ns = dop->snap_ns};
+			     .period_ns = dop->snap_ns, .next_ns = dop->snap_ns,
+			     .max = dop->max_snapshots};
 	int rc = !d || !x.core_snap || !x.cl_snap
 			 ? dpmu_err_set(&err, DPMU_ENOMEM, "out of memory")
 			 : dpmu_qemu_create(&qo, &b, &err);
@@ -813,7 +815,7 @@ static void demo_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dynpmu demo [--case NAME] [--svg FILE] [--snapshots | --no-snapshots]\n"
-		"                   [--interval-us US] [--profile P]\n\n"
+		"                   [--interval-us US] [--intervals N] [--profile P]\n\n"
 		"The seeds' four case studies, each a real aarch64 program in a slow and a fixed\n"
 		"variant, run on the simulated cluster through dynpmu stat's path: before/after\n"
 		"counts, metrics, the advice that fires, whether the effect shows, and an SVG\n"
@@ -824,6 +826,7 @@ static void demo_usage(FILE *out)
 		"  --svg FILE       where the chart goes\n"
 		"  --snapshots      only the snapshot loop;  --no-snapshots: only the cases\n"
 		"  --interval-us US snapshot period in simulated microseconds (default 100)\n"
+		"  --intervals N    at most N snapshots (the last covers the rest of the run)\n"
 		"  --profile P      profile (default %s)\n",
 		DEMO_PROFILE);
 }
@@ -845,7 +848,7 @@ int dpmu_cmd_demo(int argc, char **argv)
 {
 	struct demo_opts o;
 	memset(&o, 0, sizeof o);
-	unsigned us = 100;
+	unsigned us = 100, maxsnap = 1000;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -861,6 +864,10 @@ int dpmu_cmd_demo(int argc, char **argv)
 			o.snapshots_only = true;
 		} else if (strcmp(a, "--no-snapshots") == 0) {
 			o.no_snapshots = true;
+		} else if (strcmp(a, "--intervals") == 0) {
+			if (parse_count(a, next, 1, 1000, &maxsnap))
+				return DPMU_EXIT_USAGE;
+			i++;
 		} else if (strcmp(a, "--interval-us") == 0) {
 			if (parse_count(a, next, 1, 1000000, &us))
 				return DPMU_EXIT_USAGE;
@@ -873,6 +880,7 @@ int dpmu_cmd_demo(int argc, char **argv)
 		}
 	}
 	o.snap_ns = (uint64_t)us * 1000u;
+	o.max_snapshots = maxsnap;
 	int selected = -1;
 	if (o.only) {
 		for (unsigned k = 0; k < NCASES; k++)

@@ -543,7 +543,7 @@ static void word(struct qemu_be *q, struct vstream *v, uint64_t w)
  * the others run), long when it is in the middle of its code (the host has
  * only preempted its thread: it will produce). */
 #define QEMU_LAG_WAIT_SYSCALL_NS 2000000ll
-#define QEMU_LAG_WAIT_RUNNABLE_NS 1000000000ll
+#define QEMU_LAG_WAIT_RUNNABLE_NS 50000000ll
 #define QEMU_CHECK_INSNS DPMU_UARCH_BATCH_DEFAULT /* timer / interrupt check period */
 
 static size_t wq_len(const struct wqueue *w)

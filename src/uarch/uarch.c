@@ -399,8 +399,6 @@ void dpmu_uarch_flush(struct dpmu_uarch *u)
 static void class_events(struct dpmu_ucore *c, const struct dpmu_insn *in)
 {
 	uint32_t f = in->flags;
-	if (!f)
-		return;
 	if (f & DPMU_IC_ASE)
 		EV(c, ASE_SPEC);
 	if (f & DPMU_IC_VFP)
@@ -481,29 +479,20 @@ static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
 	return c->type->pipeline.mispredict_penalty;
 }
 
-void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
+/* A run of instructions on one core with no delivery point inside. */
+static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *insns,
 		       size_t n)
 {
-	if (!u)
-		return;
-	if (core >= u->ncores) {
-		dpmu_err_set(&u->err, DPMU_EINVAL,
-			     "retire on cpu%u: the profile has cpu0-cpu%u; %zu instructions dropped",
-			     core, u->ncores - 1, n);
-		return;
-	}
-	if (!insns && n) {
-		dpmu_err_set(&u->err, DPMU_EINVAL, "retire on cpu%u: NULL instructions", core);
-		return;
-	}
-	struct dpmu_ucore *c = &u->cores[core];
 	const uint32_t mlp = c->type->pipeline.mlp ? c->type->pipeline.mlp : 1;
 	const uint32_t ishift = c->l1i.set.shift;
+	const uint32_t cpi = c->cpi_milli;
 	for (size_t i = 0; i < n; i++) {
 		const struct dpmu_insn *in = &insns[i];
 		uint64_t fe = 0, be = 0;
 		uint32_t bw = 0;
 
+		/* The L1I (and ITLB) is looked up when the fetch leaves the
+		 * line of the previous instruction. */
 		uint64_t fblk = in->pc >> ishift;
 		if (fblk != c->last_fetch_blk) {
 			c->last_fetch_blk = fblk;
@@ -512,9 +501,10 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
 			fe += f;
 		}
-		EV(c, INST_RETIRED);
-		c->work_milli += c->cpi_milli;
+		/* Memory timing reads the core's clock: keep it per instruction. */
+		c->work_milli += cpi;
 
+		uint32_t f = in->flags;
 		switch (in->kind) {
 		case DPMU_INSN_LOAD:
 			be = dpmu_mem_op(u, c, in, false, &bw);
@@ -522,21 +512,24 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 		case DPMU_INSN_STORE:
 			dpmu_mem_op(u, c, in, true, &bw);
 			/* A full store buffer stalls: the wait is not overlapped. */
-			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
-			c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
-			c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
-			c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
-			c->stall_cycles += bw;
+			if (bw) {
+				c->pend[DPMU_UEV_STALL_BACKEND] += bw;
+				c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
+				c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
+				c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
+				c->stall_cycles += bw;
+			}
 			break;
 		case DPMU_INSN_BRANCH:
 			fe += branch_op(c, in);
 			break;
 		default:
-			if ((in->flags & DPMU_IC_DP) || !(in->flags & NON_DP_FLAGS))
+			if ((f & DPMU_IC_DP) || !(f & NON_DP_FLAGS))
 				EV(c, DP_SPEC);
 			break;
 		}
-		class_events(c, in);
+		if (f & NON_DP_FLAGS)
+			class_events(c, in);
 
 		if (fe) {
 			c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
@@ -560,7 +553,37 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 			c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
 			c->stall_cycles += qt + qc;
 		}
-		if (++c->since_flush >= u->batch)
+	}
+}
+
+void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
+		       size_t n)
+{
+	if (!u)
+		return;
+	if (core >= u->ncores) {
+		dpmu_err_set(&u->err, DPMU_EINVAL,
+			     "retire on cpu%u: the profile has cpu0-cpu%u; %zu instructions dropped",
+			     core, u->ncores - 1, n);
+		return;
+	}
+	if (!insns && n) {
+		dpmu_err_set(&u->err, DPMU_EINVAL, "retire on cpu%u: NULL instructions", core);
+		return;
+	}
+	struct dpmu_ucore *c = &u->cores[core];
+	while (n) {
+		/* Up to the next delivery point at once: the batch bound is
+		 * checked per run, not per instruction, and INST_RETIRED is
+		 * added per run (nothing reads it before delivery). */
+		uint32_t room = u->batch > c->since_flush ? u->batch - c->since_flush : 1;
+		size_t m = n < room ? n : room;
+		retire_run(u, c, insns, m);
+		c->pend[DPMU_UEV_INST_RETIRED] += m;
+		c->since_flush += (uint32_t)m;
+		insns += m;
+		n -= m;
+		if (c->since_flush >= u->batch)
 			dpmu_uarch_flush_core(u, core);
 	}
 }

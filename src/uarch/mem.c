@@ -814,8 +814,23 @@ uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dp
 		struct dpmu_uset *s = &c->l1d.set;
 		uint64_t blk = a >> shift;
 		uint32_t h = s->hint[blk & s->hint_mask];
-		if ((a >> c->page_shift) + 1 == c->last_dvpn && s->tag[h] == blk && s->state[h] &&
+		uint64_t vpn = a >> c->page_shift;
+		bool tlb_same = vpn + 1 == c->last_dvpn;
+		/* Another page whose L1 DTLB entry the hint finds: the hit
+		 * dpmu_mem_dtlb would see (its search starts with the same
+		 * checked hint), touched the same way. */
+		uint32_t th = 0;
+		bool tlb_hint = false;
+		if (!tlb_same) {
+			th = c->dtlb.hint[vpn & c->dtlb.hint_mask];
+			tlb_hint = c->dtlb.tag[th] == vpn && c->dtlb.state[th];
+		}
+		if ((tlb_same || tlb_hint) && s->tag[h] == blk && s->state[h] &&
 		    (!write || s->state[h] == DPMU_LINE_M)) {
+			if (tlb_hint) {
+				c->last_dvpn = vpn + 1;
+				dpmu_uset_touch(&c->dtlb, (int)th);
+			}
 			if (write) {
 				EV(c, L1D_TLB_WR);
 				EV(c, L1D_CACHE_WR);

@@ -55,6 +55,7 @@ struct vstream {
 	unsigned core;
 	bool open;          /* a block entry is pending its addresses */
 	uint32_t bid;
+	const struct dpmu_qemu_block *blk; /* bid's entry, ready (block_get) while open */
 	uint32_t gen;
 	uint32_t *have;     /* have[i] == gen: address of insn i seen */
 	uint64_t *addr;
@@ -101,8 +102,6 @@ struct qemu_be {
 	/* decoder state */
 	struct dpmu_insn *tmpl;  /* per code entry, once classified */
 	uint8_t *tmem;           /* per code entry: mem class | noretire << 2 | done << 3 */
-	struct dpmu_insn *ibuf;
-	size_t ibuf_cap;
 	struct vstream vs[DPMU_QEMU_MAX_VCPUS];
 	uint64_t per_core[DPMU_MAX_CORES];
 	uint64_t total;
@@ -364,10 +363,13 @@ static const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
 
 static void classify_block(struct qemu_be *q, const struct dpmu_qemu_block *b)
 {
+	/* A block's code entries are its own (the plugin gives every
+	 * translation a fresh range) and are classified together: the first
+	 * says for all. */
+	if (b->n == 0 || (q->tmem[b->first] & 8))
+		return;
 	for (uint32_t i = 0; i < b->n; i++) {
 		uint32_t k = b->first + i;
-		if (q->tmem[k] & 8)
-			continue;
 		struct dpmu_iclass c;
 		dpmu_iclass_decode(q->code[k].enc, &c);
 		struct dpmu_insn *t = &q->tmpl[k];
@@ -389,7 +391,7 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 	if (!v->open)
 		return;
 	v->open = false;
-	const struct dpmu_qemu_block *b = block_get(q, v->bid);
+	const struct dpmu_qemu_block *b = v->blk;
 	if (!b) {
 		dpmu_err_set(q->run_err, DPMU_EIO,
 			     "qemu plugin: block %u was never described (the shared region is "
@@ -399,35 +401,34 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 		return;
 	}
 	classify_block(q, b);
-	if (q->ibuf_cap < b->n) {
-		free(q->ibuf);
-		q->ibuf_cap = b->n < 1024 ? 1024 : b->n;
-		q->ibuf = malloc(q->ibuf_cap * sizeof *q->ibuf);
-		if (!q->ibuf) {
-			q->ibuf_cap = 0;
-			q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
-			return;
-		}
-	}
+	/* The block's templates are retired in place: only what differs
+	 * between executions (addresses, a store-exclusive's outcome, the
+	 * last branch's outcome) is written into them first, so an execution
+	 * costs a pass over its memory instructions, not a copy of the block. */
+	struct dpmu_insn *t = q->tmpl + b->first;
+	const uint8_t *tm = q->tmem + b->first;
 	uint32_t n = 0;
 	for (; n < b->n; n++) {
-		uint32_t k = b->first + n;
-		uint8_t m = q->tmem[k];
+		uint8_t m = tm[n];
+		if (!(m & 7))
+			continue; /* no memory access, retires */
 		bool seen = n < v->cap && v->have[n] == v->gen;
 		/* An instruction qemu must have accessed memory for but did not
 		 * faulted, and so did the block's rest: it did not retire. */
 		if (((m & 3) == DPMU_ICLASS_MEM_MUST && !seen) || (m & 4))
 			break;
-		struct dpmu_insn *in = &q->ibuf[n];
-		*in = q->tmpl[k];
 		if ((m & 3) != DPMU_ICLASS_MEM_NONE) {
-			in->addr = seen ? v->addr[n] : 0;
-			if (!seen && (in->flags & DPMU_IC_STREX))
-				in->flags |= DPMU_IC_STREX_FAIL; /* made no access */
+			t[n].addr = seen ? v->addr[n] : 0;
+			if (t[n].flags & DPMU_IC_STREX) {
+				if (seen)
+					t[n].flags &= ~(uint32_t)DPMU_IC_STREX_FAIL;
+				else
+					t[n].flags |= DPMU_IC_STREX_FAIL; /* made no access */
+			}
 		}
 	}
 	if (n == b->n && n > 0) {
-		struct dpmu_insn *last = &q->ibuf[n - 1];
+		struct dpmu_insn *last = &t[n - 1];
 		if (last->kind == DPMU_INSN_BRANCH) {
 			uint64_t fall = last->pc + 4;
 			uint64_t to = next_pc ? next_pc : fall;
@@ -441,11 +442,11 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 		uint32_t upto = v->rev[r].idx + 1;
 		if (upto > n)
 			break;
-		retire(q, v, q->ibuf + done, upto - done, b->first + done);
+		retire(q, v, t + done, upto - done, b->first + done);
 		done = upto;
 		region_mark(q, v, v->rev[r].name, v->rev[r].end);
 	}
-	retire(q, v, q->ibuf + done, n - done, b->first + done);
+	retire(q, v, t + done, n - done, b->first + done);
 	v->nrev = 0;
 }
 
@@ -491,6 +492,7 @@ static void word(struct qemu_be *q, struct vstream *v, uint64_t w)
 			v->gen = 1;
 		}
 		v->bid = bid;
+		v->blk = b;
 		v->open = true;
 		v->nrev = 0;
 		return;
@@ -962,7 +964,6 @@ static void qemu_destroy(struct dpmu_backend *b)
 		free(q->vs[i].addr);
 		free(q->wq[i].w);
 	}
-	free(q->ibuf);
 	free(q->sym);
 	free(q->evmap);
 	dpmu_drv_destroy(q->b.drv);

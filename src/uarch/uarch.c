@@ -327,10 +327,24 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 	}
 }
 
+/* Whether n counts are all zero: one OR pass the compiler vectorises, far
+ * cheaper than deriving and scanning event by event. */
+static bool none_pending(const uint64_t *p, unsigned n)
+{
+	uint64_t any = 0;
+	for (unsigned i = 0; i < n; i++)
+		any |= p[i];
+	return any == 0;
+}
+
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
-	dpmu_uev_derive(c->pend);
-	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++) {
+	/* A flush of every core (each monitor tick) finds most cores idle:
+	 * nothing to derive or deliver but the clocks. */
+	bool idle = none_pending(c->pend, DPMU_UEV_COUNT);
+	if (!idle)
+		dpmu_uev_derive(c->pend);
+	for (unsigned e = 0; !idle && e < DPMU_UEV_COUNT; e++) {
 		uint64_t n = c->pend[e];
 		if (!n)
 			continue;
@@ -340,7 +354,8 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 		if (u->observer)
 			u->observer(u->observer_ctx, false, c->id, code, n);
 	}
-	for (unsigned e = 0; e < DPMU_IEV_COUNT; e++) {
+	bool iidle = none_pending(c->ipend, DPMU_IEV_COUNT);
+	for (unsigned e = 0; !iidle && e < DPMU_IEV_COUNT; e++) {
 		uint64_t n = c->ipend[e];
 		if (!n)
 			continue;

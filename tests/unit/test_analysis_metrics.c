@@ -51,7 +51,8 @@ static void build(struct fx *f)
 		{"CPU_CYCLES", 2000000}, {"INST_RETIRED", 1000000}, {"L1I_CACHE", 400000},
 		{"L1I_CACHE_REFILL", 4000}, {"L1D_CACHE", 500000}, {"L1D_CACHE_REFILL", 25000},
 		{"L2D_CACHE", 30000}, {"L2D_CACHE_REFILL", 6000}, {"L3D_CACHE", 6000},
-		{"L3D_CACHE_REFILL", 4500}, {"ITLB_WALK", 100}, {"DTLB_WALK", 300},
+		{"L3D_CACHE_REFILL", 4500}, {"L3D_CACHE_RD", 4000}, {"L3D_CACHE_REFILL_RD", 3000},
+		{"ITLB_WALK", 100}, {"DTLB_WALK", 300},
 		{"LL_CACHE_RD", 5000}, {"LL_CACHE_MISS_RD", 1000}, {"BR_RETIRED", 200000},
 		{"BR_MIS_PRED_RETIRED", 12000}, {"STALL_FRONTEND", 300000}, {"STALL_BACKEND", 800000},
 		{"BUS_ACCESS", 10000}, {"INST_SPEC", 1250000}, {"LD_SPEC", 250000}, {"ST_SPEC", 125000},
@@ -105,6 +106,7 @@ static const struct {
 	{"l2_cache_miss_ratio", "cpu4", 20.0},
 	{"l3_cache_miss_ratio", "cpu4", 75.0},     /* 4500 / 6000 */
 	{"l3_hit_rate", "cpu4", 25.0},             /* (6000 - 4500) / 6000 */
+	{"l3_read_hit_rate", "cpu4", 25.0},        /* (4000 - 3000) / 4000 */
 	{"ll_cache_read_hit_ratio", "cpu4", 80.0},
 	{"branch_misprediction_ratio", "cpu4", 6.0},
 	{"branch_mpki", "cpu4", 12.0},

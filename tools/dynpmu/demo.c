@@ -36,15 +36,6 @@
 #define DEMO_PROFILE "a75x4-a55x4-dsu120"
 #define DEMO_MAX_ARGS 6
 
-/* The L3 read hit rate: the analysis table's l3_hit_rate counts the L2's
- * write-backs into the L3 as hits (docs/workloads.md, traversal), which
- * hides a read thrash; the core's L3D_CACHE_RD events (Arm ARM D17 common
- * events 0x00A0 range, docs/events.md) count reads only. */
-static const struct dpmu_an_metric demo_metrics[] = {
-	{"l3_read_hit_rate", "100 * (L3D_CACHE_RD - L3D_CACHE_REFILL_RD) / L3D_CACHE_RD", NULL, "%",
-	 "seed 001 section 5.2; docs/workloads.md", "L3 reads that hit (write-backs excluded)"},
-};
-
 /* How the case study's effect is judged: the event or metric of the slow
  * variant against the fixed one's, by at least `factor`. */
 enum demo_dir { DEMO_DROPS = 0, DEMO_RISES = 1 };
@@ -57,7 +48,7 @@ struct demo_case {
 	const char *args;          /* sizes, passed to both variants */
 	const char *cpus;          /* --cpus; NULL: every core */
 	const char *events;        /* counted (no rotation: they fit the counters) */
-	const char *metrics;       /* shown and charted: analysis metrics or demo_metrics */
+	const char *metrics;       /* shown and charted: analysis metrics */
 	uint64_t interval_ns;      /* -I for the chart */
 	bool by_symbol;            /* the advice names the hottest functions */
 	const char *rule;          /* advice expected on the slow variant only; NULL: none */
@@ -119,14 +110,6 @@ struct demo_result {
 	int exit_code;
 };
 
-static const struct dpmu_an_metric *metric_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof demo_metrics / sizeof demo_metrics[0]; i++)
-		if (strcmp(demo_metrics[i].name, name) == 0)
-			return &demo_metrics[i];
-	return dpmu_an_metric_find(name);
-}
-
 /* "a,b,c" -> metric pointers; an unknown name is a bug of the table. */
 static int metrics_of(const char *list, const struct dpmu_an_metric **out, size_t cap, size_t *n,
 		      struct dpmu_err *err)
@@ -136,7 +119,7 @@ static int metrics_of(const char *list, const struct dpmu_an_metric **out, size_
 		size_t len = strcspn(p, ",");
 		char name[DPMU_NAME_MAX];
 		snprintf(name, sizeof name, "%.*s", (int)len, p);
-		const struct dpmu_an_metric *m = metric_find(name);
+		const struct dpmu_an_metric *m = dpmu_an_metric_find(name);
 		if (!m)
 			return dpmu_err_set(err, DPMU_ENOENT, "demo: unknown metric '%s'", name);
 		if (*n < cap)
@@ -283,7 +266,7 @@ static bool value_of(const struct demo_result *r, const char *name, double *out)
 		*out = dpmu_an_count_estimate(c);
 		return true;
 	}
-	const struct dpmu_an_metric *m = metric_find(name);
+	const struct dpmu_an_metric *m = dpmu_an_metric_find(name);
 	struct dpmu_an_value v;
 	struct dpmu_err e;
 	if (!m || !r->tot.nsamples || !r->tot.samples[0].nunits ||

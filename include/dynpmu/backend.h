@@ -75,4 +75,18 @@ int dpmu_sim_create(const struct dpmu_sim_options *opt, struct dpmu_backend **ou
 /* Instructions the trace retired on core n (after a run). */
 uint64_t dpmu_sim_insns(const struct dpmu_backend *b, unsigned core);
 
+/* ---- shared by the simulated backends ---------------------------------------- */
+
+struct dpmu_model;
+struct dpmu_uarch;
+
+/* EL3 firmware's part of an AMU set-up on the model: select `count` group-1
+ * events on `cpu` and enable its group-0 and those group-1 counters, with
+ * the core at EL3 for the duration (AMU enables and types are writable only
+ * at the highest EL). Implements dpmu_backend_ops.amu_setup for backends
+ * that own a model and an engine. */
+int dpmu_backend_amu_firmware(struct dpmu_drv *drv, struct dpmu_model *model,
+			      struct dpmu_uarch *uarch, unsigned cpu, const uint16_t *events,
+			      unsigned count, struct dpmu_err *err);
+
 #endif

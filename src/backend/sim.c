@@ -188,33 +188,7 @@ static int sim_amu_setup(struct dpmu_backend *b, unsigned cpu, const uint16_t *e
 			 unsigned count, struct dpmu_err *err)
 {
 	struct sim *s = (struct sim *)b;
-	const struct dpmu_drv_cpuinfo *ci = dpmu_drv_cpuinfo(s->b.drv, cpu);
-	if (!ci || !ci->amu)
-		return dpmu_err_set(err, DPMU_ENOTSUP, "cpu%u has no Activity Monitors", cpu);
-	if (count > ci->amu_cg1nc)
-		return dpmu_err_set(err, DPMU_EBUSY,
-				    "cpu%u: %u AMU group-1 events, it has %u group-1 counters", cpu,
-				    count, ci->amu_cg1nc);
-	dpmu_uarch_flush_core(s->uarch, cpu);
-	unsigned el;
-	enum dpmu_security sec;
-	dpmu_model_get_el(s->model, cpu, &el, &sec);
-	int rc = dpmu_model_set_el(s->model, cpu, 3, DPMU_SECURE, err);
-	for (unsigned i = 0; !rc && i < count; i++)
-		rc = dpmu_drv_amu_select(s->b.drv, cpu, i, events[i], err);
-	uint32_t g0 = ci->amu_cg0nc >= 32 ? ~0u : (1u << ci->amu_cg0nc) - 1;
-	if (!rc && g0)
-		rc = dpmu_drv_amu_enable(s->b.drv, cpu, 0, g0, true, err);
-	if (!rc && count)
-		rc = dpmu_drv_amu_enable(s->b.drv, cpu, 1, (1u << count) - 1, true, err);
-	struct dpmu_err e2;
-	int rc2 = dpmu_model_set_el(s->model, cpu, el, sec, &e2);
-	if (!rc && rc2) {
-		rc = rc2;
-		if (err)
-			*err = e2;
-	}
-	return rc;
+	return dpmu_backend_amu_firmware(s->b.drv, s->model, s->uarch, cpu, events, count, err);
 }
 
 static void sim_destroy(struct dpmu_backend *b)

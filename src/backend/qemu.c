@@ -973,12 +973,20 @@ static void qemu_destroy(struct dpmu_backend *b)
 	free(q);
 }
 
+static int qemu_amu_setup(struct dpmu_backend *b, unsigned cpu, const uint16_t *events,
+			  unsigned count, struct dpmu_err *err)
+{
+	struct qemu_be *q = (struct qemu_be *)b;
+	return dpmu_backend_amu_firmware(q->b.drv, q->model, q->uarch, cpu, events, count, err);
+}
+
 static const struct dpmu_backend_ops qemu_ops = {
 	.name = "qemu",
 	.run = qemu_run,
 	.time_ns = qemu_time_ns,
 	.destroy = qemu_destroy,
 	.run_timed = qemu_run_timed,
+	.amu_setup = qemu_amu_setup,
 };
 
 /* ---- setup -------------------------------------------------------------------- */
@@ -1293,9 +1301,11 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 				fprintf(out, "region%s%s%s%s%llu%sinstructions\n", sep, name ? name : "?",
 					sep, sep, (unsigned long long)q->region[r].insns, sep);
 				for (unsigned e = 0; e < q->nev && e < nev; e++)
-					fprintf(out, "region%s%s%s%s%llu%s%s\n", sep, name ? name : "?", sep,
-						sep, (unsigned long long)q->region[r].ev[e], sep,
-						ev[e].name);
+					if (ev[e].code >= 0) /* regions count core events only */
+						fprintf(out, "region%s%s%s%s%llu%s%s\n", sep,
+							name ? name : "?", sep, sep,
+							(unsigned long long)q->region[r].ev[e], sep,
+							ev[e].name);
 			}
 		} else {
 			fprintf(out, "\n Regions (DPMU_REGION_BEGIN/END):\n\n");
@@ -1308,8 +1318,15 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 				fprintf(out, "  %-24s %10llu %18llu", name ? name : "?",
 					(unsigned long long)q->region[r].entries,
 					(unsigned long long)q->region[r].insns);
-				for (unsigned e = 0; e < q->nev && e < nev; e++)
-					fprintf(out, " %18llu", (unsigned long long)q->region[r].ev[e]);
+				for (unsigned e = 0; e < q->nev && e < nev; e++) {
+					/* Regions count core events; cluster and AMU
+					 * counters are not split by region: "-", not 0. */
+					if (ev[e].code < 0)
+						fprintf(out, " %18s", "-");
+					else
+						fprintf(out, " %18llu",
+							(unsigned long long)q->region[r].ev[e]);
+				}
 				fprintf(out, "\n");
 			}
 		}

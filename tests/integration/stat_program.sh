@@ -56,6 +56,19 @@ est=$(awk -F, '$3 == "INST_RETIRED" { print $1 }' "$tmp/mux.csv")
 [ $((est * 10)) -gt $((total * 9)) ] && [ $((est * 10)) -lt $((total * 11)) ] ||
 	fail "multiplexed INST_RETIRED estimate $est not within 10% of $total"
 
+# --- amu/: the Activity Monitors count the program too (the backend's EL3
+# firmware step enables them): AMU core cycles and instructions equal the
+# core PMU's, and the AMU-based effective frequency is the A75's 2.8 GHz.
+stat_csv "$tmp/amu.csv" -e amu/cpu_cycles/,amu/cnt_cycles/,amu/inst_retired/,CPU_CYCLES,INST_RETIRED -M effective_frequency -- "$B" branchy 50000 1
+acyc=$(awk -F, '$3 == "amu:CPU_CYCLES" { print $1 }' "$tmp/amu.csv")
+pcyc=$(awk -F, '$3 == "CPU_CYCLES" { print $1 }' "$tmp/amu.csv")
+ains=$(awk -F, '$3 == "amu:INST_RETIRED" { print $1 }' "$tmp/amu.csv")
+[ -n "$acyc" ] && [ "$acyc" = "$pcyc" ] || fail "amu CPU_CYCLES ${acyc:-none} != PMU ${pcyc:-none}: $(cat "$tmp/amu.csv")"
+[ "$ains" = "$total" ] || fail "amu INST_RETIRED ${ains:-none} != $total"
+grep -q 'effective_frequency' "$tmp/amu.csv" || fail "no effective_frequency row: $(cat "$tmp/amu.csv")"
+awk -F, '/effective_frequency/ { f = $1 + 0; if (f < 2.7e9 || f > 2.9e9) exit 1 }' "$tmp/amu.csv" ||
+	fail "AMU effective frequency off 2.8 GHz: $(grep effective_frequency "$tmp/amu.csv")"
+
 # --- --long: CHAIN pairs count the same
 stat_csv "$tmp/long.csv" -e INST_RETIRED --long -- "$B" branchy 50000 1
 [ "$(awk -F, '$3 == "INST_RETIRED" { print $1 }' "$tmp/long.csv")" = "$total" ] ||

@@ -29,6 +29,37 @@ static inline struct dpmu_model *conf_model(const char *name)
 	return m;
 }
 
+/* The default profile changed by `edit` (with `arg`) before the model is
+ * built: a PMUv3p5 core type, a snapshot latency, ... */
+static inline struct dpmu_model *conf_model_edited(void (*edit)(struct dpmu_profile *, unsigned),
+						   unsigned arg)
+{
+	struct dpmu_err err;
+	struct dpmu_profile *p = NULL;
+	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &p, &err) != 0)
+		fail_msg("profile: %s", dpmu_errmsg(&err));
+	edit(p, arg);
+	struct dpmu_model *m = NULL;
+	if (dpmu_model_create(p, &m, &err) != 0)
+		fail_msg("model: %s", dpmu_errmsg(&err));
+	dpmu_profile_free(p);
+	return m;
+}
+
+static inline void conf_edit_pmuv3p5(struct dpmu_profile *p, unsigned unused)
+{
+	(void)unused;
+	for (unsigned t = 0; t < p->n_core_types; t++)
+		p->core_types[t].pmuv3p5 = true;
+}
+
+/* The default profile with every core type turned into PMUv3p5 (64-bit
+ * event counters, PMCR.LP). */
+static inline struct dpmu_model *conf_model_p5(void)
+{
+	return conf_model_edited(conf_edit_pmuv3p5, 0);
+}
+
 /* MRS that must succeed. */
 static inline uint64_t conf_rd(struct dpmu_model *m, unsigned core, uint32_t enc)
 {

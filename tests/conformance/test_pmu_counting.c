@@ -47,21 +47,6 @@ static unsigned pmcr_n(struct dpmu_model *m, unsigned core)
 	return (unsigned)(conf_rd(m, core, PMCR) >> 11) & 0x1f;
 }
 
-static struct dpmu_model *model_p5(void)
-{
-	struct dpmu_err err;
-	struct dpmu_profile *p = NULL;
-	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &p, &err) != 0)
-		fail_msg("profile: %s", dpmu_errmsg(&err));
-	for (unsigned t = 0; t < p->n_core_types; t++)
-		p->core_types[t].pmuv3p5 = true;
-	struct dpmu_model *m = NULL;
-	if (dpmu_model_create(p, &m, &err) != 0)
-		fail_msg("model: %s", dpmu_errmsg(&err));
-	dpmu_profile_free(p);
-	return m;
-}
-
 /* Reference section 1: PMCNTENSET and PMCNTENCLR both read the one enable
  * mask; SET writes 1 to enable, CLR writes 1 to disable. */
 static void PMCNTENSET_and_PMCNTENCLR_read_the_same_enable_mask(void **state)
@@ -153,7 +138,7 @@ static void Event_counters_are_32_bit_before_PMUv3p5(void **state)
 static void Event_counters_are_64_bit_with_PMUv3p5(void **state)
 {
 	(void)state;
-	struct dpmu_model *m = model_p5();
+	struct dpmu_model *m = conf_model_p5();
 	conf_wr(m, 0, PMEVCNTR(0), 0x123456789abcdef0ull);
 	assert_int_equal(conf_rd(m, 0, PMEVCNTR(0)), 0x123456789abcdef0ull);
 	conf_wr(m, 0, PMEVCNTR(1), 0xffffffffull);

@@ -22,21 +22,6 @@
 #define INST_RETIRED 0x08
 #define CHAIN 0x1e
 
-static struct dpmu_model *model_p5(void)
-{
-	struct dpmu_err err;
-	struct dpmu_profile *p = NULL;
-	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &p, &err) != 0)
-		fail_msg("profile: %s", dpmu_errmsg(&err));
-	for (unsigned t = 0; t < p->n_core_types; t++)
-		p->core_types[t].pmuv3p5 = true;
-	struct dpmu_model *m = NULL;
-	if (dpmu_model_create(p, &m, &err) != 0)
-		fail_msg("model: %s", dpmu_errmsg(&err));
-	dpmu_profile_free(p);
-	return m;
-}
-
 /* Counter 0 counts INST_RETIRED from `start`; counter 1 counts `odd_ev`. */
 static void setup_pair(struct dpmu_model *m, uint64_t start, unsigned odd_ev, uint32_t enable,
 		       uint32_t pmcr)
@@ -227,7 +212,7 @@ static void Cycle_counter_overflows_at_64_bits_when_LC_is_1(void **state)
 static void PMUv3p5_counter_with_LP_0_overflows_at_bit_32(void **state)
 {
 	(void)state;
-	struct dpmu_model *m = model_p5();
+	struct dpmu_model *m = conf_model_p5();
 	setup_pair(m, 0xffffffffull, INST_RETIRED, 0x1, 0);
 	dpmu_model_core_event(m, 0, INST_RETIRED, 1);
 	assert_int_equal(conf_rd(m, 0, PMOVSSET), 0x1);
@@ -239,7 +224,7 @@ static void PMUv3p5_counter_with_LP_0_overflows_at_bit_32(void **state)
 static void PMUv3p5_counter_with_LP_1_overflows_at_bit_64(void **state)
 {
 	(void)state;
-	struct dpmu_model *m = model_p5();
+	struct dpmu_model *m = conf_model_p5();
 	setup_pair(m, 0xffffffffull, INST_RETIRED, 0x1, LP);
 	dpmu_model_core_event(m, 0, INST_RETIRED, 1);
 	assert_int_equal(conf_rd(m, 0, PMOVSSET), 0);
@@ -255,7 +240,7 @@ static void PMUv3p5_counter_with_LP_1_overflows_at_bit_64(void **state)
 static void PMUv3p5_CHAIN_with_LP_0_counts_32_bit_wraps(void **state)
 {
 	(void)state;
-	struct dpmu_model *m = model_p5();
+	struct dpmu_model *m = conf_model_p5();
 	setup_pair(m, 0, CHAIN, 0x3, 0);
 	dpmu_model_core_event(m, 0, INST_RETIRED, (1ull << 33) + 5);
 	assert_int_equal(conf_rd(m, 0, PMEVCNTR(0)), (1ull << 33) + 5);
@@ -268,7 +253,7 @@ static void PMUv3p5_CHAIN_with_LP_0_counts_32_bit_wraps(void **state)
 static void CHAIN_is_not_generated_when_PMCR_LP_is_1(void **state)
 {
 	(void)state;
-	struct dpmu_model *m = model_p5();
+	struct dpmu_model *m = conf_model_p5();
 	setup_pair(m, 0xfffffffffffffffeull, CHAIN, 0x3, LP);
 	dpmu_model_core_event(m, 0, INST_RETIRED, (1ull << 33) + 5);
 	assert_int_equal(conf_rd(m, 0, PMOVSSET), 0x1);

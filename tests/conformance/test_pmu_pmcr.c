@@ -29,22 +29,6 @@ static const struct dpmu_core_type *type_of(struct dpmu_model *m, unsigned core)
 	return &p->core_types[p->clusters[cl].core_type[core - first]];
 }
 
-/* The default profile with every core type turned into PMUv3p5. */
-static struct dpmu_model *model_p5(void)
-{
-	struct dpmu_err err;
-	struct dpmu_profile *p = NULL;
-	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &p, &err) != 0)
-		fail_msg("profile: %s", dpmu_errmsg(&err));
-	for (unsigned t = 0; t < p->n_core_types; t++)
-		p->core_types[t].pmuv3p5 = true;
-	struct dpmu_model *m = NULL;
-	if (dpmu_model_create(p, &m, &err) != 0)
-		fail_msg("model: %s", dpmu_errmsg(&err));
-	dpmu_profile_free(p);
-	return m;
-}
-
 /* Counter 0 counts INST_RETIRED; the cycle counter is enabled too. */
 static void start(struct dpmu_model *m, uint32_t pmcr)
 {
@@ -128,7 +112,7 @@ static void PMCR_LP_is_RES0_without_PMUv3p5(void **state)
 static void PMCR_LP_is_writable_with_PMUv3p5(void **state)
 {
 	(void)state;
-	struct dpmu_model *m = model_p5();
+	struct dpmu_model *m = conf_model_p5();
 	conf_wr(m, 0, PMCR, LP);
 	assert_int_equal(conf_rd(m, 0, PMCR) & LP, LP);
 	conf_wr(m, 0, PMCR, 0);

@@ -22,18 +22,15 @@ static void unlock_all(struct dpmu_model *m)
 		conf_xwr(m, CONF_CLUSTER(cl), DPMU_EXT_PMLAR, DPMU_EXT_PMLAR_KEY);
 }
 
+static void set_latency(struct dpmu_profile *p, unsigned latency)
+{
+	p->snapshot_latency = latency;
+}
+
 /* The default profile with snapshot_latency forced to `latency` cycles. */
 static struct dpmu_model *model_with_latency(uint32_t latency)
 {
-	struct dpmu_err err;
-	struct dpmu_profile *p = NULL;
-	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &p, &err) != 0)
-		fail_msg("profile: %s", dpmu_errmsg(&err));
-	p->snapshot_latency = latency;
-	struct dpmu_model *m = NULL;
-	if (dpmu_model_create(p, &m, &err) != 0)
-		fail_msg("model: %s", dpmu_errmsg(&err));
-	dpmu_profile_free(p);
+	struct dpmu_model *m = conf_model_edited(set_latency, latency);
 	unlock_all(m);
 	return m;
 }

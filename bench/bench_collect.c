@@ -17,31 +17,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "dynpmu/collect.h"
 
 #define REPEAT 5
 /* Both queues get the same capacity and the same consumer batch. */
 #define CAPACITY 16384
 #define BATCH_OUT 4096
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return v[n / 2];
-}
 
 /* Pin the calling thread to cpu (-1: leave it where the scheduler puts it). */
 static void pin(int cpu)
@@ -140,7 +122,7 @@ static double run_ring(unsigned producers, uint64_t total, int claim, int pinned
 	}
 	struct ring_prod ps[8];
 	pthread_t t[8];
-	double t0 = now_s();
+	double t0 = bench_now();
 	dpmu_collect_start(c);
 	for (unsigned i = 0; i < producers; i++) {
 		ps[i].r = dpmu_collect_ring(c, i);
@@ -163,7 +145,7 @@ static double run_ring(unsigned producers, uint64_t total, int claim, int pinned
 		nanosleep(&ts, NULL);
 	}
 	dpmu_collect_stop(c, 10000000000ull, NULL);
-	double dt = now_s() - t0;
+	double dt = bench_now() - t0;
 	for (unsigned i = 0; i < producers; i++)
 		pthread_join(t[i], NULL);
 	if (sink.n != (total / producers) * producers)
@@ -229,7 +211,7 @@ static double run_mutex(unsigned producers, uint64_t total, int pinned)
 	pthread_t t[8];
 	if (pinned)
 		pin(1); /* the consumer is this thread */
-	double t0 = now_s();
+	double t0 = bench_now();
 	for (unsigned i = 0; i < producers; i++) {
 		ps[i].q = &q;
 		ps[i].n = total / producers;
@@ -255,7 +237,7 @@ static double run_mutex(unsigned producers, uint64_t total, int pinned)
 		pthread_mutex_unlock(&q.mu);
 		count_write(&sink, buf, n);
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now() - t0;
 	for (unsigned i = 0; i < producers; i++)
 		pthread_join(t[i], NULL);
 	if (pinned)
@@ -277,13 +259,13 @@ static double run_memcpy(uint64_t total)
 	memset(a, 1, bytes);
 	memset(b, 2, bytes);
 	uint64_t want = total * 64, done = 0;
-	double t0 = now_s();
+	double t0 = bench_now();
 	while (done < want) {
 		memcpy(b, a, bytes);
 		done += bytes;
 		a[done % bytes] ^= b[(done / 64) % bytes];
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now() - t0;
 	free(a);
 	free(b);
 	return (double)done / 64.0 / dt;
@@ -304,7 +286,7 @@ int main(int argc, char **argv)
 			for (int r = 0; r < REPEAT; r++)
 				v[r] = impl == 2 ? run_mutex(p, total, pinned)
 						 : run_ring(p, total, impl, pinned);
-			res[impl] = median(v, REPEAT);
+			res[impl] = bench_median(v, REPEAT);
 			static const char *const names[] = {"ring_push", "ring_claim", "mutex_cond"};
 			printf("{\"bench\":\"collect\",\"impl\":\"%s\",\"producers\":%u,"
 			       "\"pinned\":%s,\"records\":%llu,\"records_per_s\":%.0f}\n",
@@ -318,7 +300,7 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < REPEAT; r++)
 		v[r] = run_memcpy(total);
-	double mc = median(v, REPEAT);
+	double mc = bench_median(v, REPEAT);
 	printf("{\"bench\":\"collect\",\"impl\":\"memcpy\",\"records_per_s\":%.0f,"
 	       "\"bytes_per_s\":%.0f}\n", mc, mc * 64.0);
 	printf("{\"bench\":\"collect\",\"platform\":\"%s\",\"line\":%zu}\n", dpmu_collect_platform(),

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "dynpmu/arch.h"
 #include "dynpmu/model.h"
 
@@ -22,13 +23,6 @@
 static const uint16_t programmed[6] = { 0x08, 0x04, 0x03, 0x10, 0x12, 0x24 };
 /* What the deliveries carry: the six programmed events and two nobody counts. */
 static const uint16_t stream[8] = { 0x08, 0x04, 0x03, 0x13, 0x10, 0x12, 0x24, 0x16 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void program(struct dpmu_model *m, unsigned core)
 {
@@ -43,7 +37,7 @@ static void measure(struct dpmu_model *m, unsigned ncores, uint64_t batch, uint6
 	double best = 0;
 	uint64_t check = 0;
 	for (int rep = 0; rep < 3; rep++) {
-		double t0 = now();
+		double t0 = bench_now();
 		for (uint64_t i = 0; i < calls; i++) {
 			unsigned core = (unsigned)(i % ncores);
 			if ((i & 7) == 7)
@@ -51,7 +45,7 @@ static void measure(struct dpmu_model *m, unsigned ncores, uint64_t batch, uint6
 			else
 				dpmu_model_core_event(m, core, stream[i & 7], batch);
 		}
-		double dt = now() - t0;
+		double dt = bench_now() - t0;
 		if (best == 0 || dt < best)
 			best = dt;
 	}

@@ -18,30 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "dynpmu/backend.h"
 #include "dynpmu/frontend.h"
 #include "dynpmu/monitor.h"
 
 #define REPEAT 3
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return v[n / 2];
-}
 
 static long file_size(const char *path)
 {
@@ -94,15 +76,15 @@ static void bench_parse(const char *path, const char *form, unsigned long n)
 	for (int k = 0; k < REPEAT; k++) {
 		struct dpmu_trace_reader *r;
 		struct dpmu_trace_summary sum;
-		double t0 = now_s();
+		double t0 = bench_now();
 		if (dpmu_trace_open(path, DPMU_TRACE_AUTO, &r, &err) || dpmu_trace_scan(r, &sum, &err)) {
 			fprintf(stderr, "bench_trace: %s\n", err.msg);
 			exit(1);
 		}
-		t[k] = now_s() - t0;
+		t[k] = bench_now() - t0;
 		dpmu_trace_close(r);
 	}
-	double s = median(t, REPEAT);
+	double s = bench_median(t, REPEAT);
 	long bytes = file_size(path);
 	printf("{\"bench\":\"trace_parse\",\"form\":\"%s\",\"insns\":%lu,\"bytes\":%ld,"
 	       "\"bytes_per_insn\":%.2f,\"seconds\":%.4f,\"minsn_per_s\":%.1f,\"mb_per_s\":%.1f}\n",
@@ -119,7 +101,7 @@ static void bench_replay(const char *path, const char *form, unsigned long n)
 		struct dpmu_sim_options so = {.trace = path};
 		static struct dpmu_mon_events ev;
 		struct dpmu_mon_session *s;
-		double t0 = now_s();
+		double t0 = bench_now();
 		if (dpmu_sim_create(&so, &b, &err) ||
 		    dpmu_mon_events_default(b->profile, b->cores, &ev, &err) ||
 		    dpmu_mon_session_create(b->drv, b->profile, &ev, b->cores, &s, &err) ||
@@ -127,11 +109,11 @@ static void bench_replay(const char *path, const char *form, unsigned long n)
 			fprintf(stderr, "bench_trace: %s\n", err.msg);
 			exit(1);
 		}
-		t[k] = now_s() - t0;
+		t[k] = bench_now() - t0;
 		dpmu_mon_session_destroy(s);
 		dpmu_backend_destroy(b);
 	}
-	double s = median(t, REPEAT);
+	double s = bench_median(t, REPEAT);
 	printf("{\"bench\":\"trace_stat\",\"form\":\"%s\",\"insns\":%lu,\"events\":\"default\","
 	       "\"seconds\":%.3f,\"minsn_per_s\":%.2f}\n",
 	       form, n, s, (double)n / s / 1e6);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "dynpmu/arch.h"
 #include "dynpmu/model.h"
 #include "dynpmu/uarch.h"
@@ -32,13 +33,6 @@ static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uin
 	case 0x2A: t->l3d_refill += n; break;
 	default: break;
 	}
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 #define CHUNK 256
@@ -65,7 +59,7 @@ static int run(const struct dpmu_profile *p, const char *mix, uint64_t span, uns
 			dpmu_uarch_flush(u);
 			memset(&t, 0, sizeof t);
 		}
-		double t0 = now();
+		double t0 = bench_now();
 		uint64_t done = 0;
 		while (done < todo) {
 			for (unsigned c = 0; c < ncores && done < todo; c++) {
@@ -81,7 +75,7 @@ static int run(const struct dpmu_profile *p, const char *mix, uint64_t span, uns
 			}
 		}
 		dpmu_uarch_flush(u);
-		double dt = now() - t0;
+		double dt = bench_now() - t0;
 		if (phase == 1)
 			printf("{\"bench\":\"uarch\",\"mix\":\"%s\",\"cores\":%u,\"accesses\":%llu,"
 			       "\"seconds\":%.4f,\"accesses_per_sec\":%.0f,\"ns_per_access\":%.2f,"

@@ -185,6 +185,21 @@ int dpmu_sysreg_parse(const char *text, uint32_t *enc, struct dpmu_err *err)
 	if (isdigit((unsigned char)text[0]) ||
 	    ((text[0] == 's' || text[0] == 'S') && isdigit((unsigned char)text[1])))
 		return parse_encoding(text, enc, err);
+	/* A near miss of a known name (PMCR_EL1, PMEVCNTR3_EL1, CLUSTERPMCR_EL0)
+	 * is most likely that register. */
+	const char *best = NULL;
+	unsigned bestd = 3;
+	for (size_t i = 0; i < sizeof sysregs / sizeof sysregs[0]; i++) {
+		unsigned d = dpmu_name_distance(text, sysregs[i].name);
+		if (d < bestd) {
+			bestd = d;
+			best = sysregs[i].name;
+		}
+	}
+	if (best)
+		return dpmu_err_set(err, DPMU_ENOENT,
+				    "'%s' is not a register the model implements (did you mean %s?)",
+				    text, best);
 	return dpmu_err_set(err, DPMU_ENOENT,
 			    "'%s' is not a register the model implements (give its architectural "
 			    "name, e.g. PMEVCNTR3_EL0, or op0:op1:CRn:CRm:op2)", text);

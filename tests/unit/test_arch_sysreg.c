@@ -192,6 +192,7 @@ static void test_bad_input_is_refused(void **state)
 		{"3:3:9:12:", DPMU_EINVAL, "op2 must be a decimal number"},
 		{"S3_3_9_C12_0", DPMU_EINVAL, "expected 'C' before CRn"},
 		{"PMCR", DPMU_ENOENT, "'PMCR' is not a register"},
+		{"PMCR_EL1", DPMU_ENOENT, "(did you mean PMCR_EL0?)"},
 		{"PMCR_EL0 ", DPMU_ENOENT, "is not a register"},
 		{"", DPMU_EINVAL, "no register given"},
 	};

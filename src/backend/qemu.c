@@ -68,6 +68,9 @@ struct vstream {
 	unsigned depth;     /* regions open on this stream */
 	uint32_t stack[REGION_DEPTH];
 	uint64_t insns;
+	/* its core's clock, looked up once when the vCPU is placed (0: the
+	 * profile gives none, a cycle counts as a nanosecond) */
+	double freq_hz;
 };
 
 /* A vCPU's stream words, taken from its ring, waiting for their turn. */
@@ -133,6 +136,7 @@ struct qemu_be {
 	struct wqueue wq[DPMU_QEMU_MAX_VCPUS];
 	double vtime[DPMU_QEMU_MAX_VCPUS];  /* simulated ns each vCPU has run to */
 	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words */
+	unsigned nstarted;                  /* vCPUs with started set */
 	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
 	struct timespec lag_since;
@@ -634,7 +638,10 @@ static size_t collect(struct qemu_be *q)
 		double now = sched_now(q, nv, i);
 		if (now > q->vtime[i])
 			q->vtime[i] = now;
-		q->started[i] = true;
+		if (!q->started[i]) {
+			q->started[i] = true;
+			q->nstarted++;
+		}
 		q->idle[i] = false;
 		if (q->lag_wait == (int)i)
 			q->lag_wait = -1;
@@ -661,18 +668,28 @@ static bool irq_pending(const struct qemu_be *q)
 
 /* vCPU i's turn: decode its words until it has retired a quantum (a block
  * retires when the next one starts) or has none left. */
-static uint64_t turn(struct qemu_be *q, unsigned i)
+static uint64_t turn_words(struct qemu_be *q, struct vstream *v, struct wqueue *w)
 {
-	struct vstream *v = &q->vs[i];
-	struct wqueue *w = &q->wq[i];
-	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core), n0 = v->insns;
+	uint64_t n0 = v->insns;
 	while (wq_len(w) && v->insns - n0 < q->quantum && !q->run_rc)
 		word(q, v, w->w[w->head++]);
-	uint64_t dc = dpmu_uarch_core_cycles(q->uarch, v->core) - c0;
-	unsigned cl, idx;
-	const struct dpmu_core_type *t = dpmu_profile_core(q->profile, v->core, &cl, &idx);
-	q->vtime[i] += t && t->freq_hz ? (double)dc * 1e9 / (double)t->freq_hz : (double)dc;
 	return v->insns - n0;
+}
+
+/* Advance vCPU i's simulated time by its core's cycles since c0. */
+static void advance(struct qemu_be *q, unsigned i, uint64_t c0)
+{
+	const struct vstream *v = &q->vs[i];
+	uint64_t dc = dpmu_uarch_core_cycles(q->uarch, v->core) - c0;
+	q->vtime[i] += v->freq_hz ? (double)dc * 1e9 / v->freq_hz : (double)dc;
+}
+
+static uint64_t turn(struct qemu_be *q, unsigned i)
+{
+	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, q->vs[i].core);
+	uint64_t n = turn_words(q, &q->vs[i], &q->wq[i]);
+	advance(q, i, c0);
+	return n;
 }
 
 /* Whether vCPU v's last block ends in SVC: the thread is in a system call. */
@@ -696,6 +713,54 @@ static long long elapsed_ns(const struct timespec *a)
 	return (b.tv_sec - a->tv_sec) * 1000000000ll + (b.tv_nsec - a->tv_nsec);
 }
 
+/* After a turn of n instructions: every QEMU_CHECK_INSNS, the monitor's
+ * tick when one is due. */
+static void after_turn(struct qemu_be *q, uint64_t n)
+{
+	if (!q->tick || q->run_rc)
+		return;
+	q->since_check += n;
+	if (q->since_check < QEMU_CHECK_INSNS)
+		return;
+	q->since_check = 0;
+	uint64_t now = dpmu_uarch_time_ns(q->uarch);
+	bool due = (q->interval && q->since_tick >= q->interval) || now >= q->next_ns ||
+		   irq_pending(q);
+	if (!due)
+		return;
+	q->run_rc = tick_now(q);
+	if (q->period_ns)
+		while (q->next_ns <= now)
+			q->next_ns += q->period_ns;
+}
+
+/* While a single vCPU has started there is no one to interleave with: its
+ * queue is drained turn after turn (the turns and the checks between them
+ * fall where they would in the general loop, so the counts are the same)
+ * and its simulated time is brought up to date once, at the end, for a
+ * thread that starts later (collect() starts it at this vCPU's time). */
+static size_t solo(struct qemu_be *q, unsigned nv)
+{
+	unsigned i = 0;
+	while (i < nv && !q->started[i])
+		i++;
+	if (i == nv || (q->idle[i] && !wq_len(&q->wq[i])))
+		return 0;
+	struct vstream *v = &q->vs[i];
+	struct wqueue *w = &q->wq[i];
+	if (wq_len(w))
+		q->lag_wait = -1;
+	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
+	size_t turns = 0;
+	while (wq_len(w) && !q->run_rc) {
+		uint64_t n = turn_words(q, v, w);
+		turns++;
+		after_turn(q, n);
+	}
+	advance(q, i, c0);
+	return turns;
+}
+
 /* Turns in simulated-time order while the laggard has words; the monitor's
  * ticks (poll interval, timer period, PMU interrupt) between turns.
  * Returns the turns taken. */
@@ -703,6 +768,8 @@ static size_t schedule(struct qemu_be *q)
 {
 	size_t turns = 0;
 	unsigned nv = nvcpus(q);
+	if (q->nstarted == 1)
+		turns = solo(q, nv);
 	while (!q->run_rc) {
 		int best = -1;
 		for (unsigned i = 0; i < nv; i++) {
@@ -735,21 +802,7 @@ static size_t schedule(struct qemu_be *q)
 		q->lag_wait = -1;
 		uint64_t n = turn(q, (unsigned)best);
 		turns++;
-		if (!q->tick || q->run_rc)
-			continue;
-		q->since_check += n;
-		if (q->since_check < QEMU_CHECK_INSNS)
-			continue;
-		q->since_check = 0;
-		uint64_t now = dpmu_uarch_time_ns(q->uarch);
-		bool due = (q->interval && q->since_tick >= q->interval) || now >= q->next_ns ||
-			   irq_pending(q);
-		if (!due)
-			continue;
-		q->run_rc = tick_now(q);
-		if (q->period_ns)
-			while (q->next_ns <= now)
-				q->next_ns += q->period_ns;
+		after_turn(q, n);
 	}
 	return turns;
 }
@@ -1202,8 +1255,12 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		return rc;
 	}
 	placement(q, mask, opt->place);
-	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		q->vs[i].core = q->place[i % q->nplace];
+		unsigned cl, idx;
+		const struct dpmu_core_type *t = dpmu_profile_core(q->profile, q->vs[i].core, &cl, &idx);
+		q->vs[i].freq_hz = t ? (double)t->freq_hz : 0;
+	}
 	q->b.cores = mask;
 	const char *base = strrchr(q->program, '/');
 	snprintf(q->b.workload, sizeof q->b.workload, "%.200s", base ? base + 1 : q->program);

@@ -666,8 +666,8 @@ static bool irq_pending(const struct qemu_be *q)
 	return false;
 }
 
-/* vCPU i's turn: decode its words until it has retired a quantum (a block
- * retires when the next one starts) or has none left. */
+/* One turn's words: decode until a quantum has retired (a block retires
+ * when the next one starts) or none are left; returns the instructions. */
 static uint64_t turn_words(struct qemu_be *q, struct vstream *v, struct wqueue *w)
 {
 	uint64_t n0 = v->insns;
@@ -684,6 +684,7 @@ static void advance(struct qemu_be *q, unsigned i, uint64_t c0)
 	q->vtime[i] += v->freq_hz ? (double)dc * 1e9 / v->freq_hz : (double)dc;
 }
 
+/* vCPU i's turn among others: its words, then its simulated time. */
 static uint64_t turn(struct qemu_be *q, unsigned i)
 {
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, q->vs[i].core);

@@ -361,7 +361,7 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 	if ((on & ON_CORE) && resolve_alias(c, name, ev))
 		canon = ev->name;
 	/* Then the cluster catalogs: L3D_CACHE names the cluster PMU's count of
-	 * the shared L3 (the issue's rule; core/L3D_CACHE/ asks the core). */
+	 * the shared L3 (as perf users expect of an uncore event; core/L3D_CACHE/ asks the core). */
 	if (!canon && (on & ON_CLUSTER)) {
 		for (unsigned k = 0; k < c->nclusters; k++) {
 			const struct dpmu_event_desc *d =

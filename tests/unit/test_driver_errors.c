@@ -42,7 +42,8 @@ static void set_el(unsigned cpu, unsigned el)
 	assert_int_equal(dpmu_model_set_el(model, cpu, el, el == 3 ? DPMU_SECURE : DPMU_NONSECURE, &err), 0);
 }
 
-/* The example of the brief, word for word. */
+/* The example message of include/dynpmu/driver.h, word for word: a trap
+ * names the register, the cpu and the PMUSERENR bits that would open it. */
 static void el0_cycle_counter_read_traps_to_el1(void **state)
 {
 	(void)state;

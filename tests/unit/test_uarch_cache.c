@@ -2,7 +2,7 @@
  * The engine's memory hierarchy: caches per level, write-backs, coherence
  * between cores, prefetch, and the latency a pointer chase sees at each
  * working-set size. On the default profile made LRU and prefetch-free
- * (the brief's test profile), so the counts below are exact.
+ * (the validation profile), so the counts below are exact.
  */
 #include "unit/uarch_fixture.h"
 

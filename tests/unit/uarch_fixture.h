@@ -1,6 +1,6 @@
 /*
  * Shared fixture of the engine's unit tests (tests/unit/test_uarch_*.c): a
- * profile made LRU and prefetch-free (the brief's test profile, so counts
+ * profile made LRU and prefetch-free (the validation profile, so counts
  * are exact), a model and an engine, an observer recording every event the
  * model receives, simple load/store/sweep helpers, and counters programmed
  * and read through the core PMU's system registers.

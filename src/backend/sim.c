@@ -70,6 +70,23 @@ static int sim_tick(void *ctx, struct dpmu_err *err)
 	return rc;
 }
 
+/* The end of a replay, after success or an error: the cores go back to EL1
+ * for the monitor's last accesses, the trace is closed, and the first error
+ * is the one reported. */
+static int end_run(struct sim *s, struct dpmu_trace_reader *r, int rc, struct dpmu_err *err)
+{
+	struct dpmu_err e2;
+	int rc2 = set_el(s, 1, &e2);
+	if (!rc && rc2) {
+		rc = rc2;
+		if (err)
+			*err = e2;
+	}
+	dpmu_trace_close(r);
+	s->tick = NULL;
+	return rc;
+}
+
 static int sim_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_fn tick,
 		   void *ctx, struct dpmu_err *err)
 {
@@ -85,17 +102,7 @@ static int sim_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_
 	if (!rc)
 		rc = dpmu_trace_replay(r, s->uarch, interval, tick ? sim_tick : NULL, s, &s->ran,
 				       err);
-	/* Back at EL1 for the monitor's last accesses, even after an error. */
-	struct dpmu_err e2;
-	int rc2 = set_el(s, 1, &e2);
-	if (!rc && rc2) {
-		rc = rc2;
-		if (err)
-			*err = e2;
-	}
-	dpmu_trace_close(r);
-	s->tick = NULL;
-	return rc;
+	return end_run(s, r, rc, err);
 }
 
 /* Instructions retired between checks of the timer and the interrupt
@@ -167,17 +174,7 @@ static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t per
 		if (tick)
 			rc = sim_tick(s, err);
 	}
-	/* Back at EL1 for the monitor's last accesses, even after an error. */
-	struct dpmu_err e2;
-	int rc2 = set_el(s, 1, &e2);
-	if (!rc && rc2) {
-		rc = rc2;
-		if (err)
-			*err = e2;
-	}
-	dpmu_trace_close(r);
-	s->tick = NULL;
-	return rc;
+	return end_run(s, r, rc, err);
 }
 
 /* EL3 firmware's part of AMU use: only the highest Exception level may

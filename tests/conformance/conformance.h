@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "dynpmu/arch.h"
+#include "dynpmu/ext32.h"
 #include "dynpmu/model.h"
 
 /* A model of a built-in profile (the default when name is NULL). */
@@ -94,6 +95,44 @@ static inline void conf_xwr(struct dpmu_model *m, struct dpmu_frame f, uint32_t 
 {
 	if (dpmu_model_ext_write(m, f, off, false, v) != 0)
 		fail_msg("external write of frame %d/%u offset 0x%x refused", f.kind, f.index, off);
+}
+
+/* Unlock every external frame (PMLAR key, reference section 2): for rules
+ * about the registers rather than the software lock. */
+static inline void conf_unlock_all(struct dpmu_model *m)
+{
+	for (unsigned c = 0; c < dpmu_model_ncores(m); c++)
+		conf_xwr(m, CONF_CORE(c), DPMU_EXT_PMLAR, DPMU_EXT_PMLAR_KEY);
+	for (unsigned cl = 0; cl < dpmu_model_nclusters(m); cl++)
+		conf_xwr(m, CONF_CLUSTER(cl), DPMU_EXT_PMLAR, DPMU_EXT_PMLAR_KEY);
+}
+
+/* An event core 0 implements and counts as an occurrence: INST_RETIRED
+ * where it exists, else any but the clocks, SW_INCR and CHAIN. */
+static inline uint16_t conf_core_event(struct dpmu_model *m)
+{
+	unsigned cl, idx;
+	const struct dpmu_core_type *t = dpmu_profile_core(dpmu_model_profile(m), 0, &cl, &idx);
+	if (dpmu_core_type_implements(t, DPMU_EV_INST_RETIRED))
+		return DPMU_EV_INST_RETIRED;
+	for (size_t i = 0; i < t->n_events; i++)
+		if (t->events[i] != DPMU_EV_SW_INCR && t->events[i] != DPMU_EV_CHAIN &&
+		    t->events[i] != DPMU_EV_CPU_CYCLES)
+			return t->events[i];
+	fail_msg("core 0 implements no countable event");
+	return 0;
+}
+
+/* An event cluster 0 implements, other than its clock, SW_INCR and CHAIN. */
+static inline uint16_t conf_cluster_event(struct dpmu_model *m)
+{
+	const struct dpmu_cluster_params *cp = &dpmu_model_profile(m)->clusters[0];
+	for (size_t i = 0; i < cp->n_events; i++)
+		if (cp->events[i] != DPMU_EV_CHAIN && cp->events[i] != DPMU_EV_CPU_CYCLES &&
+		    cp->events[i] != DPMU_EV_SW_INCR)
+			return cp->events[i];
+	fail_msg("cluster 0 implements no countable event");
+	return 0;
 }
 
 #endif

@@ -36,11 +36,7 @@
 static int setup(void **state)
 {
 	struct dpmu_model *m = conf_model(NULL);
-	/* Unlock every frame: these rules are about the registers. */
-	for (unsigned c = 0; c < dpmu_model_ncores(m); c++)
-		conf_xwr(m, CONF_CORE(c), DPMU_EXT_PMLAR, DPMU_EXT_PMLAR_KEY);
-	for (unsigned cl = 0; cl < dpmu_model_nclusters(m); cl++)
-		conf_xwr(m, CONF_CLUSTER(cl), DPMU_EXT_PMLAR, DPMU_EXT_PMLAR_KEY);
+	conf_unlock_all(m); /* these rules are about the registers */
 	*state = m;
 	return 0;
 }
@@ -48,32 +44,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	dpmu_model_destroy(*state);
-	return 0;
-}
-
-/* An event core 0 implements other than cycles, SW_INCR and CHAIN. */
-static uint16_t core_event(struct dpmu_model *m)
-{
-	unsigned cl, idx;
-	const struct dpmu_core_type *t = dpmu_profile_core(dpmu_model_profile(m), 0, &cl, &idx);
-	if (dpmu_core_type_implements(t, DPMU_EV_INST_RETIRED))
-		return DPMU_EV_INST_RETIRED;
-	for (size_t i = 0; i < t->n_events; i++)
-		if (t->events[i] != DPMU_EV_SW_INCR && t->events[i] != DPMU_EV_CHAIN &&
-		    t->events[i] != DPMU_EV_CPU_CYCLES)
-			return t->events[i];
-	fail_msg("core 0 implements no countable event");
-	return 0;
-}
-
-static uint16_t cluster_event(struct dpmu_model *m)
-{
-	const struct dpmu_cluster_params *cp = &dpmu_model_profile(m)->clusters[0];
-	for (size_t i = 0; i < cp->n_events; i++)
-		if (cp->events[i] != DPMU_EV_CHAIN && cp->events[i] != DPMU_EV_CPU_CYCLES &&
-		    cp->events[i] != DPMU_EV_SW_INCR)
-			return cp->events[i];
-	fail_msg("cluster 0 implements no countable event");
 	return 0;
 }
 
@@ -151,7 +121,7 @@ static void PMCCNTR_64bit_in_two_words_both_views(void **state)
 static void PMEVTYPER_and_PMCCFILTR_same_state_in_both_views(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = core_event(m);
+	uint16_t ev = conf_core_event(m);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(1), (1u << 31) | ev);
 	assert_int_equal(conf_rd(m, 0, PMEVTYPER_EL0(1)), (1u << 31) | ev);
 	conf_wr(m, 0, PMEVTYPER_EL0(4), (1u << 30) | ev);
@@ -197,7 +167,7 @@ static void PMOVS_and_PMINTEN_same_state_in_both_views(void **state)
 static void Counting_follows_external_programming(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = core_event(m);
+	uint16_t ev = conf_core_event(m);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(0), ev);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCNTENSET, 0x1);
 	dpmu_model_core_event(m, 0, ev, 5);
@@ -233,7 +203,7 @@ static void PMSWINC_external_write_increments_SW_INCR_counters(void **state)
 {
 	struct dpmu_model *m = *state;
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(0), DPMU_EV_SW_INCR);
-	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(1), core_event(m));
+	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(1), conf_core_event(m));
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCNTENSET, 0x3);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCR, PMCR_E);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMSWINC, 0x3);
@@ -261,7 +231,7 @@ static void Unimplemented_counters_RAZ_WI_externally(void **state)
 static void Overflow_of_externally_programmed_counter_sets_PMOVSSET(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = core_event(m);
+	uint16_t ev = conf_core_event(m);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(0), ev);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVCNTR(0), 0xfffffffeu);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCNTENSET, 0x1);
@@ -280,7 +250,7 @@ static void Overflow_of_externally_programmed_counter_sets_PMOVSSET(void **state
 static void Cluster_frame_same_state_as_cluster_sysregs(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = cluster_event(m);
+	uint16_t ev = conf_cluster_event(m);
 	conf_wr(m, 0, CLUSTERPMSELR_EL1, 1);
 	conf_wr(m, 0, CLUSTERPMXEVCNTR_EL1, 0x4242);
 	assert_int_equal(conf_xrd(m, CONF_CLUSTER(0), DPMU_EXT_PMEVCNTR(1)), 0x4242);
@@ -302,7 +272,7 @@ static void Cluster_frame_same_state_as_cluster_sysregs(void **state)
 static void Cluster_frame_has_no_filter_bits(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = cluster_event(m);
+	uint16_t ev = conf_cluster_event(m);
 	conf_xwr(m, CONF_CLUSTER(0), DPMU_EXT_PMCCFILTR, 0xffffffffu);
 	assert_int_equal(conf_xrd(m, CONF_CLUSTER(0), DPMU_EXT_PMCCFILTR), 0);
 	conf_xwr(m, CONF_CLUSTER(0), DPMU_EXT_PMEVTYPER(0), (1u << 31) | ev);

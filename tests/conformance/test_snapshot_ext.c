@@ -14,14 +14,6 @@
 #define PMEVCNTR_EL0(n) DPMU_SYSREG(3, 3, 14, 8 + ((n) >> 3), (n) & 7)
 #define LATENCY 10
 
-static void unlock_all(struct dpmu_model *m)
-{
-	for (unsigned c = 0; c < dpmu_model_ncores(m); c++)
-		conf_xwr(m, CONF_CORE(c), DPMU_EXT_PMLAR, DPMU_EXT_PMLAR_KEY);
-	for (unsigned cl = 0; cl < dpmu_model_nclusters(m); cl++)
-		conf_xwr(m, CONF_CLUSTER(cl), DPMU_EXT_PMLAR, DPMU_EXT_PMLAR_KEY);
-}
-
 static void set_latency(struct dpmu_profile *p, unsigned latency)
 {
 	p->snapshot_latency = latency;
@@ -31,7 +23,7 @@ static void set_latency(struct dpmu_profile *p, unsigned latency)
 static struct dpmu_model *model_with_latency(uint32_t latency)
 {
 	struct dpmu_model *m = conf_model_edited(set_latency, latency);
-	unlock_all(m);
+	conf_unlock_all(m);
 	return m;
 }
 
@@ -78,28 +70,6 @@ static void expect_captured(struct dpmu_model *m, struct dpmu_frame f)
 	assert_int_equal(conf_xrd(m, f, DPMU_EXT_PMCCNTSVR + 4), 3);
 }
 
-/* A countable event of core 0 / cluster 0. */
-static uint16_t core_event(struct dpmu_model *m)
-{
-	unsigned cl, idx;
-	const struct dpmu_core_type *t = dpmu_profile_core(dpmu_model_profile(m), 0, &cl, &idx);
-	if (dpmu_core_type_implements(t, DPMU_EV_INST_RETIRED))
-		return DPMU_EV_INST_RETIRED;
-	fail_msg("core 0 does not implement INST_RETIRED");
-	return 0;
-}
-
-static uint16_t cluster_event(struct dpmu_model *m)
-{
-	const struct dpmu_cluster_params *cp = &dpmu_model_profile(m)->clusters[0];
-	for (size_t i = 0; i < cp->n_events; i++)
-		if (cp->events[i] != DPMU_EV_CHAIN && cp->events[i] != DPMU_EV_CPU_CYCLES &&
-		    cp->events[i] != DPMU_EV_SW_INCR)
-			return cp->events[i];
-	fail_msg("cluster 0 implements no countable event");
-	return 0;
-}
-
 /* Seed 001 section 2.2: writing PMSSCR.SS = 1 captures the current value of
  * every counter (every event counter and the cycle counter). */
 static void PMSSCR_SS_captures_every_counter(void **state)
@@ -128,7 +98,7 @@ static void Cluster_PMSSCR_SS_captures_every_counter(void **state)
 static void Snapshot_holds_value_at_capture_while_counting_goes_on(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = core_event(m);
+	uint16_t ev = conf_core_event(m);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(0), ev);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCNTENSET, 0x1);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCR, PMCR_E);
@@ -216,7 +186,7 @@ static void PMSSCR_RES0_bits_and_SS_write_0_do_nothing(void **state)
 static void PMSSRR_resets_only_selected_counters(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = core_event(m);
+	uint16_t ev = conf_core_event(m);
 	unsigned n = counters(m, CONF_CORE(0));
 	for (unsigned i = 0; i < n; i++)
 		conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(i), ev);
@@ -238,7 +208,7 @@ static void PMSSRR_resets_only_selected_counters(void **state)
 static void PMSSRR_RP1_snapshots_are_interval_deltas(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = core_event(m);
+	uint16_t ev = conf_core_event(m);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMEVTYPER(0), ev);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCNTENSET, 0x1);
 	conf_xwr(m, CONF_CORE(0), DPMU_EXT_PMCR, PMCR_E);
@@ -271,7 +241,7 @@ static void PMSSRR_unimplemented_bits_RAZ_WI(void **state)
 static void Cluster_PMSSRR_resets_only_selected_counters(void **state)
 {
 	struct dpmu_model *m = *state;
-	uint16_t ev = cluster_event(m);
+	uint16_t ev = conf_cluster_event(m);
 	conf_xwr(m, CONF_CLUSTER(0), DPMU_EXT_PMEVTYPER(0), ev);
 	conf_xwr(m, CONF_CLUSTER(0), DPMU_EXT_PMEVTYPER(1), ev);
 	conf_xwr(m, CONF_CLUSTER(0), DPMU_EXT_PMCNTENSET, 0x3);

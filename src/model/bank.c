@@ -67,7 +67,6 @@ void dpmu_bank_write_evtyper(struct dpmu_bank *b, unsigned i, uint32_t value)
 		return;
 	b->evtyper[i] = value;
 	b->ev[i] = (uint16_t)(value & DPMU_EVTYPER_EVT);
-	index_active(b);
 }
 
 uint64_t dpmu_bank_read_evcnt(const struct dpmu_bank *b, unsigned i)

@@ -113,6 +113,8 @@ void dpmu_bank_reset(struct dpmu_bank *b);
 void dpmu_bank_update_active(struct dpmu_bank *b);
 /* Write the stored PMCR bits; P and C reset the counters. */
 void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value);
+/* The caller refreshes `allowed` and calls dpmu_bank_update_active after
+ * it (the filter and the delivery index follow the new event). */
 void dpmu_bank_write_evtyper(struct dpmu_bank *b, unsigned i, uint32_t value);
 /* Counter values as software reads them (32-bit counters masked). */
 uint64_t dpmu_bank_read_evcnt(const struct dpmu_bank *b, unsigned i);

@@ -170,4 +170,14 @@ int dpmu_qemu_set_region_events(struct dpmu_backend *b, const struct dpmu_qemu_r
 void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
 		      unsigned nev, const char *sep, FILE *out);
 
+/* One function of a --by-symbol run (name "[unknown]" without symbols). */
+struct dpmu_qemu_symbol {
+	const char *name;         /* valid while the backend lives */
+	uint64_t cycles, insns, loads, stores, branches;
+};
+
+/* The functions of a --by-symbol run, the most core cycles first: writes at
+ * most `cap` to `out` and returns how many there are in all. */
+size_t dpmu_qemu_symbols(const struct dpmu_backend *b, struct dpmu_qemu_symbol *out, size_t cap);
+
 #endif

@@ -1348,6 +1348,28 @@ static int cmp_sym(const void *a, const void *b)
 	return x->insns < y->insns ? 1 : x->insns > y->insns ? -1 : 0;
 }
 
+size_t dpmu_qemu_symbols(const struct dpmu_backend *b, struct dpmu_qemu_symbol *out, size_t cap)
+{
+	const struct qemu_be *q = (const struct qemu_be *)b;
+	if (!q->by_symbol || !q->nsym)
+		return 0;
+	struct symstat *v = malloc(q->nsym * sizeof *v);
+	if (!v)
+		return 0;
+	size_t n = 0;
+	for (size_t i = 0; i < q->symcap; i++)
+		if (q->sym[i].insns || q->sym[i].name)
+			v[n++] = q->sym[i];
+	qsort(v, n, sizeof *v, cmp_sym);
+	for (size_t i = 0; i < n && i < cap; i++) {
+		const char *name = name_at(q, v[i].name);
+		out[i] = (struct dpmu_qemu_symbol){ name ? name : "[unknown]", v[i].cycles, v[i].insns,
+						    v[i].loads, v[i].stores, v[i].branches };
+	}
+	free(v);
+	return n;
+}
+
 void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
 		      unsigned nev, const char *sep, FILE *out)
 {
@@ -1389,53 +1411,41 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 			}
 		}
 	}
-	if (q->by_symbol && q->nsym) {
-		struct symstat *v = malloc(q->nsym * sizeof *v);
-		size_t n = 0;
-		for (size_t i = 0; v && i < q->symcap; i++)
-			if (q->sym[i].insns || q->sym[i].name)
-				v[n++] = q->sym[i];
-		if (v) {
-			qsort(v, n, sizeof *v, cmp_sym);
-			if (!sep)
-				fprintf(out, "\n Per function (by core cycles):\n\n  %14s %14s %6s %12s "
-					     "%12s %12s  %s\n",
-					"cycles", "instructions", "IPC", "loads", "stores", "branches",
-					"function");
-			/* the table stays readable: the 40 costliest, the rest summed */
-			size_t shown = sep || n <= 40 ? n : 40;
-			for (size_t i = 0; i < shown; i++) {
-				const char *name = name_at(q, v[i].name);
-				if (!name)
-					name = "[unknown]";
-				if (sep)
-					fprintf(out, "symbol%s%s%s%llu%s%llu%s%llu%s%llu%s%llu\n", sep, name,
-						sep, (unsigned long long)v[i].cycles, sep,
-						(unsigned long long)v[i].insns, sep,
-						(unsigned long long)v[i].loads, sep,
-						(unsigned long long)v[i].stores, sep,
-						(unsigned long long)v[i].branches);
-				else
-					fprintf(out, "  %14llu %14llu %6.2f %12llu %12llu %12llu  %s\n",
-						(unsigned long long)v[i].cycles,
-						(unsigned long long)v[i].insns,
-						v[i].cycles ? (double)v[i].insns / (double)v[i].cycles : 0.0,
-						(unsigned long long)v[i].loads,
-						(unsigned long long)v[i].stores,
-						(unsigned long long)v[i].branches, name);
-			}
-			if (shown < n) {
-				uint64_t cy = 0, in = 0;
-				for (size_t i = shown; i < n; i++) {
-					cy += v[i].cycles;
-					in += v[i].insns;
-				}
-				fprintf(out, "  %14llu %14llu %6s %12s %12s %12s  (%zu more functions)\n",
-					(unsigned long long)cy, (unsigned long long)in, "", "", "", "",
-					n - shown);
-			}
-			free(v);
+	size_t n = dpmu_qemu_symbols(b, NULL, 0);
+	struct dpmu_qemu_symbol *v = n ? malloc(n * sizeof *v) : NULL;
+	if (v) {
+		dpmu_qemu_symbols(b, v, n);
+		if (!sep)
+			fprintf(out, "\n Per function (by core cycles):\n\n  %14s %14s %6s %12s "
+				     "%12s %12s  %s\n",
+				"cycles", "instructions", "IPC", "loads", "stores", "branches", "function");
+		/* the table stays readable: the 40 costliest, the rest summed */
+		size_t shown = sep || n <= 40 ? n : 40;
+		for (size_t i = 0; i < shown; i++) {
+			if (sep)
+				fprintf(out, "symbol%s%s%s%llu%s%llu%s%llu%s%llu%s%llu\n", sep, v[i].name,
+					sep, (unsigned long long)v[i].cycles, sep,
+					(unsigned long long)v[i].insns, sep,
+					(unsigned long long)v[i].loads, sep,
+					(unsigned long long)v[i].stores, sep,
+					(unsigned long long)v[i].branches);
+			else
+				fprintf(out, "  %14llu %14llu %6.2f %12llu %12llu %12llu  %s\n",
+					(unsigned long long)v[i].cycles, (unsigned long long)v[i].insns,
+					v[i].cycles ? (double)v[i].insns / (double)v[i].cycles : 0.0,
+					(unsigned long long)v[i].loads, (unsigned long long)v[i].stores,
+					(unsigned long long)v[i].branches, v[i].name);
 		}
+		if (shown < n) {
+			uint64_t cy = 0, in = 0;
+			for (size_t i = shown; i < n; i++) {
+				cy += v[i].cycles;
+				in += v[i].insns;
+			}
+			fprintf(out, "  %14llu %14llu %6s %12s %12s %12s  (%zu more functions)\n",
+				(unsigned long long)cy, (unsigned long long)in, "", "", "", "", n - shown);
+		}
+		free(v);
 	}
 	if (q->exited && WIFSIGNALED(q->status)) {
 		int sig = WTERMSIG(q->status);

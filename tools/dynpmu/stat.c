@@ -411,48 +411,26 @@ static int stat_backend(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 }
 
 /* The hottest functions of a --by-symbol run, for the advice that names
- * them (docs/metrics.md: false sharing). The backend publishes its
- * per-function table only as report rows, so they are read back from its
- * CSV form; the functions are ranked by the core cycles spent in them
- * (the backend keeps no per-function event counts). */
+ * them (docs/metrics.md: false sharing), ranked by the core cycles spent in
+ * them (the backend keeps no per-function event counts). */
 static void hot_symbols(struct dpmu_stat_run *r)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m)
-		return;
-	dpmu_qemu_report(r->b, r->rev, r->nrev, ",", m);
-	if (fclose(m) != 0) {
-		free(buf);
-		return;
-	}
+	struct dpmu_qemu_symbol v[DPMU_AN_MAX_SYMBOLS * 4];
+	size_t n = dpmu_qemu_symbols(r->b, v, sizeof v / sizeof v[0]);
 	struct dpmu_an_table *t = &r->t;
 	t->nsymbols = 0;
-	for (char *line = buf, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (strncmp(line, "symbol,", 7) != 0)
-			continue;
-		char *name = line + 7, *comma = strchr(name, ',');
-		if (!comma)
-			continue;
-		*comma = '\0';
-		unsigned long long cycles = strtoull(comma + 1, NULL, 10);
-		if (!cycles || strcmp(name, "[unknown]") == 0)
+	for (size_t i = 0; i < n && i < sizeof v / sizeof v[0]; i++) {
+		if (!v[i].cycles || strcmp(v[i].name, "[unknown]") == 0)
 			continue;
 		/* start-up code is not a suspect: a twentieth of the hottest */
-		if (t->nsymbols && cycles * 20 < t->symbols[0].count)
+		if (t->nsymbols && v[i].cycles * 20 < t->symbols[0].count)
 			break;
-		/* rows come by cycles, the costliest first */
 		if (t->nsymbols == DPMU_AN_MAX_SYMBOLS)
 			break;
 		struct dpmu_an_symbol *s = &t->symbols[t->nsymbols++];
-		snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, name);
-		s->count = cycles;
+		snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, v[i].name);
+		s->count = v[i].cycles;
 	}
-	free(buf);
 }
 
 int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,

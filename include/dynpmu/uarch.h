@@ -50,6 +50,7 @@ enum {
 	DPMU_IC_PAIR = 1u << 11,     /* load/store pair */
 	DPMU_IC_IMMED = 1u << 12,    /* immediate (direct) branch */
 	DPMU_IC_ERET = 1u << 13,     /* exception return */
+	DPMU_IC_REG_BRANCH = 1u << 14,/* register branch (BR, BLR, RET): target from a register */
 };
 
 /* One retired instruction. */

@@ -37,9 +37,7 @@ static void set_branch(struct dpmu_iclass *c, uint8_t br_kind, bool immed)
 {
 	c->kind = DPMU_INSN_BRANCH;
 	c->br_kind = br_kind;
-	/* Register branches carry DP so that the engine sees classified
-	 * flags (non-zero) without IMMED and treats BLR as indirect. */
-	c->flags |= immed ? DPMU_IC_IMMED : DPMU_IC_DP;
+	c->flags |= immed ? DPMU_IC_IMMED : DPMU_IC_REG_BRANCH;
 }
 
 /* ---- branches, exception generation, system (C4.1.65) ---------------------- */

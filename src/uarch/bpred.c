@@ -123,9 +123,8 @@ bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in)
 		return false;
 	case DPMU_BR_CALL: {
 		ras_push(b, pc + (in->isize ? in->isize : 4));
-		/* BL unless the class flags say otherwise (a trace without
-		 * flags is taken to have direct calls). */
-		bool indirect = in->flags && !(in->flags & DPMU_IC_IMMED);
+		/* BL unless the encoding says BLR (a trace's `call` is BL). */
+		bool indirect = in->flags & DPMU_IC_REG_BRANCH;
 		return indirect ? !btb_predict(b, pc, in->addr) : false;
 	}
 	case DPMU_BR_RET:

@@ -451,7 +451,7 @@ static void class_events(struct dpmu_ucore *c, const struct dpmu_insn *in)
 static inline bool branch_direct(const struct dpmu_insn *in)
 {
 	return in->br_kind == DPMU_BR_COND || in->br_kind == DPMU_BR_UNCOND ||
-	       (in->br_kind == DPMU_BR_CALL && (!in->flags || (in->flags & DPMU_IC_IMMED)));
+	       (in->br_kind == DPMU_BR_CALL && !(in->flags & DPMU_IC_REG_BRANCH));
 }
 
 #define IEV(c, name) ((c)->ipend[DPMU_IEV_##name]++)

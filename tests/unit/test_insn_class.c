@@ -122,6 +122,7 @@ static void test_branches_immediate_register_calls_returns(void **state)
 	dpmu_iclass_decode(0xd63f0020, &c);
 	assert_int_equal(c.flags & DPMU_IC_IMMED, 0);
 	assert_int_not_equal(c.flags, 0);
+	assert_int_not_equal(c.flags & DPMU_IC_REG_BRANCH, 0);
 }
 
 static void test_svc_barriers_simd_fp_crypto(void **state)

@@ -79,6 +79,26 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 		       size_t n);
 void dpmu_uarch_flush(struct dpmu_uarch *u);
 
+/* A translated block (a run of instructions that always executes from its
+ * first, as qemu's translation blocks do), summarised once: its class
+ * events and the instructions that read the machine's state (fetch-line
+ * changes, loads, stores, branches, store-exclusives). Retiring the
+ * summary costs those instructions only. Independent of any engine or
+ * core: one summary serves every core that runs the block. */
+struct dpmu_ublock;
+int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ublock **out,
+		       struct dpmu_err *err);
+void dpmu_ublock_destroy(struct dpmu_ublock *b);
+
+/* The first n instructions of block b retired in order on `core`: insns
+ * are the instructions b was created from, with this execution's fields
+ * (load/store addresses, branch outcome and target, DPMU_IC_STREX_FAIL)
+ * filled in. Exactly the events and timing of dpmu_uarch_retire(u, core,
+ * insns, n), which it falls back to when the block retired only in part or
+ * a delivery point falls inside it. */
+void dpmu_uarch_retire_block(struct dpmu_uarch *u, unsigned core, const struct dpmu_ublock *b,
+			     const struct dpmu_insn *insns, size_t n);
+
 /* Simulated time of a core, in its clock cycles, and of the whole system
  * in nanoseconds (the slowest-moving view: the maximum over cores). */
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core);

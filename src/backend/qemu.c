@@ -56,10 +56,11 @@ struct vstream {
 	bool open;          /* a block entry is pending its addresses */
 	uint32_t bid;
 	const struct dpmu_qemu_block *blk; /* bid's entry, ready (block_get) while open */
-	uint32_t gen;
-	uint32_t *have;     /* have[i] == gen: address of insn i seen */
-	uint64_t *addr;
-	uint32_t cap;
+	/* the open block's addresses, in the order its instructions ran:
+	 * instruction index and address (first access of each) */
+	uint32_t *aidx;
+	uint64_t *aval;
+	uint32_t na, cap;
 	struct {
 		uint32_t idx, name;
 		bool end;
@@ -71,6 +72,12 @@ struct vstream {
 	/* its core's clock, looked up once when the vCPU is placed (0: the
 	 * profile gives none, a cycle counts as a nanosecond) */
 	double freq_hz;
+};
+
+/* What the decoder knows of a translated block once it has classified it. */
+struct bdec {
+	struct dpmu_ublock *sum; /* the engine's summary; NULL: not classified */
+	uint32_t ncheck;         /* entries of its tcheck list */
 };
 
 /* A vCPU's stream words, taken from its ring, waiting for their turn. */
@@ -103,8 +110,13 @@ struct qemu_be {
 	const char *str;
 
 	/* decoder state */
-	struct dpmu_insn *tmpl;  /* per code entry, once classified */
-	uint8_t *tmem;           /* per code entry: mem class | noretire << 2 | done << 3 */
+	struct dpmu_insn *tmpl;  /* per code entry, once its block is classified */
+	uint8_t *tmem;           /* per code entry: mem class | noretire << 2 */
+	uint32_t *tcheck;        /* per block, from its first code entry on: the
+				  * indices of its instructions with a memory
+				  * class or that do not retire (tmem != 0) */
+	struct bdec *bdec;       /* per block id */
+	uint32_t bdec_end;       /* no block from this id on is classified */
 	struct vstream vs[DPMU_QEMU_MAX_VCPUS];
 	uint64_t per_core[DPMU_MAX_CORES];
 	uint64_t total;
@@ -309,6 +321,17 @@ static struct symstat *sym_get(struct qemu_be *q, uint32_t name)
 
 static int tick_now(struct qemu_be *q);
 
+/* n instructions of v have retired: the backend's own tallies. */
+static void retired(struct qemu_be *q, struct vstream *v, size_t n)
+{
+	v->insns += n;
+	q->per_core[v->core] += n;
+	q->total += n;
+	for (unsigned d = 0; d < v->depth; d++)
+		q->region[v->stack[d]].insns += n;
+	q->since_tick += n;
+}
+
 static void retire(struct qemu_be *q, struct vstream *v, const struct dpmu_insn *in, size_t n,
 		   uint32_t first_code)
 {
@@ -339,39 +362,31 @@ static void retire(struct qemu_be *q, struct vstream *v, const struct dpmu_insn 
 			s = e;
 		}
 	}
-	v->insns += n;
-	q->per_core[v->core] += n;
-	q->total += n;
-	for (unsigned d = 0; d < v->depth; d++)
-		q->region[v->stack[d]].insns += n;
-	q->since_tick += n;
+	retired(q, v, n);
 }
 
+/* Block bid's entry, ready and classified, or NULL (the run's error set). */
 static const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
 {
 	if (bid >= DPMU_QEMU_MAX_BLOCKS)
-		return NULL;
+		goto bad;
 	const struct dpmu_qemu_block *b = &q->blocks[bid];
+	if (q->bdec[bid].sum)
+		return b; /* checked and classified when it first ran */
 	/* Translation happens before execution, so the entry is normally
 	 * ready; wait a little for a block described by another thread. */
 	for (int spin = 0; !atomic_load_explicit(&b->ready, memory_order_acquire); spin++) {
 		if (spin > 200000)
-			return NULL;
+			goto bad;
 		struct timespec ts = {0, 10000};
 		nanosleep(&ts, NULL);
 	}
-	if ((uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
-		return NULL;
-	return b;
-}
-
-static void classify_block(struct qemu_be *q, const struct dpmu_qemu_block *b)
-{
+	if (b->n == 0 || (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
+		goto bad;
 	/* A block's code entries are its own (the plugin gives every
-	 * translation a fresh range) and are classified together: the first
-	 * says for all. */
-	if (b->n == 0 || (q->tmem[b->first] & 8))
-		return;
+	 * translation a fresh range): classified once, here. */
+	struct bdec *d = &q->bdec[bid];
+	d->ncheck = 0;
 	for (uint32_t i = 0; i < b->n; i++) {
 		uint32_t k = b->first + i;
 		struct dpmu_iclass c;
@@ -384,8 +399,24 @@ static void classify_block(struct qemu_be *q, const struct dpmu_qemu_block *b)
 		t->kind = c.kind;
 		t->br_kind = c.br_kind;
 		t->isize = 4;
-		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2 | 8);
+		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2);
+		if (q->tmem[k])
+			q->tcheck[b->first + d->ncheck++] = i;
 	}
+	struct dpmu_err e;
+	if (bid >= q->bdec_end)
+		q->bdec_end = bid + 1;
+	if (dpmu_ublock_create(q->tmpl + b->first, b->n, &d->sum, &e)) {
+		q->run_rc = dpmu_err_set(q->run_err, e.code, "qemu backend: %s", dpmu_errmsg(&e));
+		return NULL;
+	}
+	return b;
+bad:
+	q->run_rc = dpmu_err_set(q->run_err, DPMU_EIO,
+				 "qemu plugin: block %u was never described (the shared region is "
+				 "inconsistent)",
+				 bid);
+	return NULL;
 }
 
 /* The block v has open ends; next_pc is where execution went next
@@ -396,42 +427,38 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 		return;
 	v->open = false;
 	const struct dpmu_qemu_block *b = v->blk;
-	if (!b) {
-		dpmu_err_set(q->run_err, DPMU_EIO,
-			     "qemu plugin: block %u was never described (the shared region is "
-			     "inconsistent)",
-			     v->bid);
-		q->run_rc = DPMU_EIO;
-		return;
-	}
-	classify_block(q, b);
+	const struct bdec *d = &q->bdec[v->bid];
 	/* The block's templates are retired in place: only what differs
 	 * between executions (addresses, a store-exclusive's outcome, the
 	 * last branch's outcome) is written into them first, so an execution
 	 * costs a pass over its memory instructions, not a copy of the block. */
 	struct dpmu_insn *t = q->tmpl + b->first;
 	const uint8_t *tm = q->tmem + b->first;
-	uint32_t n = 0;
-	for (; n < b->n; n++) {
-		uint8_t m = tm[n];
-		if (!(m & 7))
-			continue; /* no memory access, retires */
-		bool seen = n < v->cap && v->have[n] == v->gen;
+	const uint32_t *chk = q->tcheck + b->first;
+	uint32_t n = b->n, k = 0;
+	for (uint32_t j = 0; j < d->ncheck; j++) {
+		uint32_t i = chk[j];
+		uint8_t m = tm[i];
+		while (k < v->na && v->aidx[k] < i)
+			k++;
+		bool seen = k < v->na && v->aidx[k] == i;
 		/* An instruction qemu must have accessed memory for but did not
 		 * faulted, and so did the block's rest: it did not retire. */
-		if (((m & 3) == DPMU_ICLASS_MEM_MUST && !seen) || (m & 4))
+		if (((m & 3) == DPMU_ICLASS_MEM_MUST && !seen) || (m & 4)) {
+			n = i;
 			break;
+		}
 		if ((m & 3) != DPMU_ICLASS_MEM_NONE) {
-			t[n].addr = seen ? v->addr[n] : 0;
-			if (t[n].flags & DPMU_IC_STREX) {
+			t[i].addr = seen ? v->aval[k] : 0;
+			if (t[i].flags & DPMU_IC_STREX) {
 				if (seen)
-					t[n].flags &= ~(uint32_t)DPMU_IC_STREX_FAIL;
+					t[i].flags &= ~(uint32_t)DPMU_IC_STREX_FAIL;
 				else
-					t[n].flags |= DPMU_IC_STREX_FAIL; /* made no access */
+					t[i].flags |= DPMU_IC_STREX_FAIL; /* made no access */
 			}
 		}
 	}
-	if (n == b->n && n > 0) {
+	if (n == b->n) {
 		struct dpmu_insn *last = &t[n - 1];
 		if (last->kind == DPMU_INSN_BRANCH) {
 			uint64_t fall = last->pc + 4;
@@ -439,6 +466,12 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 			last->taken = to != fall || last->br_kind != DPMU_BR_COND;
 			last->addr = to;
 		}
+	}
+	if (!v->nrev && !q->by_symbol) {
+		/* the common case: the whole block, or its part up to a fault */
+		dpmu_uarch_retire_block(q->uarch, v->core, d->sum, t, n);
+		retired(q, v, n);
+		return;
 	}
 	/* retire, opening and closing regions after their marker loads */
 	uint32_t done = 0;
@@ -459,19 +492,18 @@ static int grow_stream(struct vstream *v, uint32_t need)
 	if (need <= v->cap)
 		return 0;
 	uint32_t ncap = need < 1024 ? 1024 : need;
-	uint32_t *h = calloc(ncap, sizeof *h);
-	uint64_t *a = calloc(ncap, sizeof *a);
-	if (!h || !a) {
-		free(h);
+	uint32_t *i = malloc(ncap * sizeof *i);
+	uint64_t *a = malloc(ncap * sizeof *a);
+	if (!i || !a) {
+		free(i);
 		free(a);
 		return -1;
 	}
-	free(v->have);
-	free(v->addr);
-	v->have = h;
-	v->addr = a;
+	free(v->aidx);
+	free(v->aval);
+	v->aidx = i;
+	v->aval = a;
 	v->cap = ncap;
-	v->gen = 1;
 	return 0;
 }
 
@@ -482,48 +514,38 @@ static void word(struct qemu_be *q, struct vstream *v, uint64_t w)
 		uint32_t bid = (uint32_t)w;
 		const struct dpmu_qemu_block *b = block_get(q, bid);
 		finish_block(q, v, b ? b->vaddr : 0);
-		if (!b) {
-			q->run_rc = dpmu_err_set(q->run_err, DPMU_EIO,
-						 "qemu plugin: block %u was never described", bid);
+		if (!b)
 			return;
-		}
 		if (grow_stream(v, b->n)) {
 			q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
 			return;
 		}
-		if (++v->gen == 0) {
-			memset(v->have, 0, v->cap * sizeof *v->have);
-			v->gen = 1;
-		}
 		v->bid = bid;
 		v->blk = b;
 		v->open = true;
+		v->na = 0;
 		v->nrev = 0;
 		return;
 	}
 	if (!v->open)
 		return;
-	if (tag == DPMU_QEMU_TAG_REGION) {
-		/* belongs to the address entry just before it */
-		if (v->nrev < sizeof v->rev / sizeof v->rev[0]) {
-			uint32_t last = UINT32_MAX;
-			for (uint32_t i = 0; i < v->cap; i++)
-				if (v->have[i] == v->gen)
-					last = i;
-			if (last != UINT32_MAX) {
-				v->rev[v->nrev].idx = last;
-				v->rev[v->nrev].name = (uint32_t)w;
-				v->rev[v->nrev].end = (w >> 47) & 1;
-				v->nrev++;
-			}
+	if (tag >= 1 && tag <= DPMU_QEMU_TAG_ADDR_MAX) {
+		/* instructions run in order: a later index is a new instruction,
+		 * an index seen already is another access of the same one */
+		uint32_t idx = (uint32_t)tag - 1;
+		if ((v->na == 0 || idx > v->aidx[v->na - 1]) && v->na < v->cap) {
+			v->aidx[v->na] = idx;
+			v->aval[v->na++] = w & DPMU_QEMU_ADDR_MASK;
 		}
 		return;
 	}
-	if (tag >= 1 && tag <= DPMU_QEMU_TAG_ADDR_MAX) {
-		uint32_t idx = (uint32_t)tag - 1;
-		if (idx < v->cap && v->have[idx] != v->gen) {
-			v->have[idx] = v->gen;
-			v->addr[idx] = w & DPMU_QEMU_ADDR_MASK;
+	if (tag == DPMU_QEMU_TAG_REGION) {
+		/* belongs to the address entry just before it */
+		if (v->nrev < sizeof v->rev / sizeof v->rev[0] && v->na) {
+			v->rev[v->nrev].idx = v->aidx[v->na - 1];
+			v->rev[v->nrev].name = (uint32_t)w;
+			v->rev[v->nrev].end = (w >> 47) & 1;
+			v->nrev++;
 		}
 	}
 }
@@ -1013,9 +1035,16 @@ static void qemu_destroy(struct dpmu_backend *b)
 		munmap(q->tmpl, (size_t)DPMU_QEMU_MAX_CODE * sizeof *q->tmpl);
 	if (q->tmem)
 		munmap(q->tmem, DPMU_QEMU_MAX_CODE);
+	if (q->tcheck)
+		munmap(q->tcheck, (size_t)DPMU_QEMU_MAX_CODE * sizeof *q->tcheck);
+	if (q->bdec) {
+		for (uint32_t i = 0; i < q->bdec_end; i++)
+			dpmu_ublock_destroy(q->bdec[i].sum);
+		munmap(q->bdec, (size_t)DPMU_QEMU_MAX_BLOCKS * sizeof *q->bdec);
+	}
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
-		free(q->vs[i].have);
-		free(q->vs[i].addr);
+		free(q->vs[i].aidx);
+		free(q->vs[i].aval);
 		free(q->wq[i].w);
 	}
 	free(q->sym);
@@ -1276,11 +1305,20 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	q->tmem = mmap(NULL, DPMU_QEMU_MAX_CODE, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (q->tmpl == MAP_FAILED || q->tmem == MAP_FAILED) {
+	q->tcheck = mmap(NULL, (size_t)DPMU_QEMU_MAX_CODE * sizeof *q->tcheck,
+			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	q->bdec = mmap(NULL, (size_t)DPMU_QEMU_MAX_BLOCKS * sizeof *q->bdec, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (q->tmpl == MAP_FAILED || q->tmem == MAP_FAILED || q->tcheck == MAP_FAILED ||
+	    q->bdec == MAP_FAILED) {
 		if (q->tmpl == MAP_FAILED)
 			q->tmpl = NULL;
 		if (q->tmem == MAP_FAILED)
 			q->tmem = NULL;
+		if (q->tcheck == MAP_FAILED)
+			q->tcheck = NULL;
+		if (q->bdec == MAP_FAILED)
+			q->bdec = NULL;
 		qemu_destroy(&q->b);
 		return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
 	}

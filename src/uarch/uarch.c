@@ -411,41 +411,52 @@ void dpmu_uarch_flush(struct dpmu_uarch *u)
 	(DPMU_IC_ASE | DPMU_IC_VFP | DPMU_IC_CRYPTO | DPMU_IC_ISB | DPMU_IC_DSB |       \
 	 DPMU_IC_DMB | DPMU_IC_SVC | DPMU_IC_ERET | DPMU_IC_LDREX | DPMU_IC_STREX)
 
-static void class_events(struct dpmu_ucore *c, const struct dpmu_insn *in)
+/* The class events an instruction's encoding alone decides (everything but
+ * a store-exclusive's outcome), added to pend[]. The same for every
+ * execution, so a block's are gathered once (dpmu_ublock_create). */
+static void class_events(uint64_t *pend, const struct dpmu_insn *in)
 {
 	uint32_t f = in->flags;
+	if (in->kind != DPMU_INSN_LOAD && in->kind != DPMU_INSN_STORE &&
+	    in->kind != DPMU_INSN_BRANCH && ((f & DPMU_IC_DP) || !(f & NON_DP_FLAGS)))
+		pend[DPMU_UEV_DP_SPEC]++;
+	if (!(f & NON_DP_FLAGS))
+		return;
 	if (f & DPMU_IC_ASE)
-		EV(c, ASE_SPEC);
+		pend[DPMU_UEV_ASE_SPEC]++;
 	if (f & DPMU_IC_VFP)
-		EV(c, VFP_SPEC);
+		pend[DPMU_UEV_VFP_SPEC]++;
 	if (f & DPMU_IC_CRYPTO)
-		EV(c, CRYPTO_SPEC);
+		pend[DPMU_UEV_CRYPTO_SPEC]++;
 	if (f & DPMU_IC_ISB)
-		EV(c, ISB_SPEC);
+		pend[DPMU_UEV_ISB_SPEC]++;
 	if (f & DPMU_IC_DSB)
-		EV(c, DSB_SPEC);
+		pend[DPMU_UEV_DSB_SPEC]++;
 	if (f & DPMU_IC_DMB)
-		EV(c, DMB_SPEC);
+		pend[DPMU_UEV_DMB_SPEC]++;
 	if (f & DPMU_IC_LDREX)
-		EV(c, LDREX_SPEC);
-	if (f & DPMU_IC_STREX) {
-		if (f & DPMU_IC_STREX_FAIL)
-			EV(c, STREX_FAIL_SPEC);
-		else
-			EV(c, STREX_PASS_SPEC);
-	}
+		pend[DPMU_UEV_LDREX_SPEC]++;
 	if (f & DPMU_IC_SVC) {
-		EV(c, EXC_TAKEN);
-		EV(c, EXC_SVC);
+		pend[DPMU_UEV_EXC_TAKEN]++;
+		pend[DPMU_UEV_EXC_SVC]++;
 	}
 	if (f & DPMU_IC_ERET) {
-		EV(c, EXC_RETURN);
+		pend[DPMU_UEV_EXC_RETURN]++;
 		if (in->kind != DPMU_INSN_BRANCH) {
 			/* An exception return writes the PC (Arm ARM D17,
 			 * PC_WRITE_RETIRED). */
-			EV(c, PC_WRITE_RETIRED);
+			pend[DPMU_UEV_PC_WRITE_RETIRED]++;
 		}
 	}
+}
+
+/* A store-exclusive's outcome: known only when it has executed. */
+static inline void strex_event(struct dpmu_ucore *c, const struct dpmu_insn *in)
+{
+	if (in->flags & DPMU_IC_STREX_FAIL)
+		EV(c, STREX_FAIL_SPEC);
+	else
+		EV(c, STREX_PASS_SPEC);
 }
 
 static inline bool branch_direct(const struct dpmu_insn *in)
@@ -494,81 +505,110 @@ static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
 	return c->type->pipeline.mispredict_penalty;
 }
 
+/* Everything of one retired instruction but its class events: the fetch
+ * when it leaves the previous instruction's line, its issue on the work
+ * clock, its memory access or branch, and the stalls they cause. The
+ * order is the timing's: the fetch reads the clock before the issue, the
+ * access after it. */
+static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp)
+{
+	uint64_t fe = 0, be = 0;
+	uint32_t bw = 0;
+
+	/* The L1I (and ITLB) is looked up when the fetch leaves the line of
+	 * the previous instruction. */
+	uint64_t fblk = in->pc >> c->l1i.set.shift;
+	if (fblk != c->last_fetch_blk) {
+		c->last_fetch_blk = fblk;
+		uint32_t f = dpmu_mem_fetch(u, c, in->pc);
+		c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
+		c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
+		fe += f;
+	}
+	/* Memory timing reads the core's clock: it includes this
+	 * instruction's issue. */
+	c->work_milli += cpi;
+
+	switch (in->kind) {
+	case DPMU_INSN_LOAD:
+		be = dpmu_mem_op(u, c, in, false, &bw);
+		break;
+	case DPMU_INSN_STORE:
+		dpmu_mem_op(u, c, in, true, &bw);
+		/* A full store buffer stalls: the wait is not overlapped. */
+		if (bw) {
+			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
+			c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
+			c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
+			c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
+			c->stall_cycles += bw;
+		}
+		break;
+	case DPMU_INSN_BRANCH:
+		fe += branch_op(c, in);
+		break;
+	default:
+		break;
+	}
+	if (in->flags & DPMU_IC_STREX)
+		strex_event(c, in);
+
+	if (fe) {
+		c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
+		c->stall_cycles += fe;
+	}
+	if (be) {
+		/* Misses overlap up to the memory-level parallelism;
+		 * translation and cache waits are kept apart so the
+		 * split events add up exactly. */
+		uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
+		c->rem_ld_tlb += t;
+		c->rem_ld_cache += be - t;
+		uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
+		c->rem_ld_tlb -= qt * mlp;
+		c->rem_ld_cache -= qc * mlp;
+		c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
+		/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
+		c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
+		c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
+		c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
+		c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
+		c->stall_cycles += qt + qc;
+	}
+}
+
+static inline uint32_t core_mlp(const struct dpmu_ucore *c)
+{
+	return c->type->pipeline.mlp ? c->type->pipeline.mlp : 1;
+}
+
 /* A run of instructions on one core with no delivery point inside. */
 static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *insns,
 		       size_t n)
 {
-	const uint32_t mlp = c->type->pipeline.mlp ? c->type->pipeline.mlp : 1;
-	const uint32_t ishift = c->l1i.set.shift;
+	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	for (size_t i = 0; i < n; i++) {
-		const struct dpmu_insn *in = &insns[i];
-		uint64_t fe = 0, be = 0;
-		uint32_t bw = 0;
-
-		/* The L1I (and ITLB) is looked up when the fetch leaves the
-		 * line of the previous instruction. */
-		uint64_t fblk = in->pc >> ishift;
-		if (fblk != c->last_fetch_blk) {
-			c->last_fetch_blk = fblk;
-			uint32_t f = dpmu_mem_fetch(u, c, in->pc);
-			c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
-			c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
-			fe += f;
-		}
-		/* Memory timing reads the core's clock: keep it per instruction. */
-		c->work_milli += cpi;
-
-		uint32_t f = in->flags;
-		switch (in->kind) {
-		case DPMU_INSN_LOAD:
-			be = dpmu_mem_op(u, c, in, false, &bw);
-			break;
-		case DPMU_INSN_STORE:
-			dpmu_mem_op(u, c, in, true, &bw);
-			/* A full store buffer stalls: the wait is not overlapped. */
-			if (bw) {
-				c->pend[DPMU_UEV_STALL_BACKEND] += bw;
-				c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
-				c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
-				c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
-				c->stall_cycles += bw;
-			}
-			break;
-		case DPMU_INSN_BRANCH:
-			fe += branch_op(c, in);
-			break;
-		default:
-			if ((f & DPMU_IC_DP) || !(f & NON_DP_FLAGS))
-				EV(c, DP_SPEC);
-			break;
-		}
-		if (f & NON_DP_FLAGS)
-			class_events(c, in);
-
-		if (fe) {
-			c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
-			c->stall_cycles += fe;
-		}
-		if (be) {
-			/* Misses overlap up to the memory-level parallelism;
-			 * translation and cache waits are kept apart so the
-			 * split events add up exactly. */
-			uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
-			c->rem_ld_tlb += t;
-			c->rem_ld_cache += be - t;
-			uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
-			c->rem_ld_tlb -= qt * mlp;
-			c->rem_ld_cache -= qc * mlp;
-			c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
-			/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
-			c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
-			c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
-			c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
-			c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
-			c->stall_cycles += qt + qc;
-		}
+		insn_dynamic(u, c, &insns[i], cpi, mlp);
+		class_events(c->pend, &insns[i]);
 	}
+}
+
+/* Room before the core's next delivery point (at least one instruction). */
+static inline uint32_t batch_room(const struct dpmu_uarch *u, const struct dpmu_ucore *c)
+{
+	return u->batch > c->since_flush ? u->batch - c->since_flush : 1;
+}
+
+/* After m instructions of a run: INST_RETIRED is added per run (nothing
+ * reads it before delivery), and the batch bound is checked. */
+static void retired(struct dpmu_uarch *u, struct dpmu_ucore *c, size_t m)
+{
+	c->pend[DPMU_UEV_INST_RETIRED] += m;
+	c->since_flush += (uint32_t)m;
+	if (c->since_flush >= u->batch)
+		dpmu_uarch_flush_core(u, c->id);
 }
 
 void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
@@ -589,18 +629,117 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 	struct dpmu_ucore *c = &u->cores[core];
 	while (n) {
 		/* Up to the next delivery point at once: the batch bound is
-		 * checked per run, not per instruction, and INST_RETIRED is
-		 * added per run (nothing reads it before delivery). */
-		uint32_t room = u->batch > c->since_flush ? u->batch - c->since_flush : 1;
+		 * checked per run, not per instruction. */
+		uint32_t room = batch_room(u, c);
 		size_t m = n < room ? n : room;
 		retire_run(u, c, insns, m);
-		c->pend[DPMU_UEV_INST_RETIRED] += m;
-		c->since_flush += (uint32_t)m;
 		insns += m;
 		n -= m;
-		if (c->since_flush >= u->batch)
-			dpmu_uarch_flush_core(u, core);
+		retired(u, c, m);
 	}
+}
+
+/* ---- translated blocks ----------------------------------------------------------- *
+ *
+ * Most instructions of a block do the same thing every time it runs: they
+ * issue (work cycles) and count their class events. Only a few read the
+ * machine's state: the first (its fetch line may differ from where the
+ * core fetched last), the first of each new fetch line, loads, stores and
+ * branches. A block's summary lists the class-event totals and those
+ * instructions (its steps), so an execution adds the totals and visits the
+ * steps, with the work clock set to what the per-instruction loop would
+ * have at each: the same events, the same timing. */
+
+/* The smallest L1I line a profile may have (docs/profiles.md): block
+ * summaries mark fetch-line changes at this granularity, a superset of any
+ * core's true line changes (each step re-checks against its own line). */
+#define UBLOCK_LINE_SHIFT 4u
+
+struct dpmu_ublock_ev {
+	uint32_t ev;         /* enum dpmu_uev */
+	uint32_t n;
+};
+
+struct dpmu_ublock {
+	uint32_t n;          /* instructions */
+	uint32_t nev;        /* entries of ev[] */
+	uint32_t nstep;      /* entries of step[] */
+	struct dpmu_ublock_ev *ev;
+	uint32_t *step;      /* instruction indices, ascending */
+};
+
+/* Whether instruction i of a block reads or changes the machine's state
+ * beyond its issue and class events. */
+static bool is_step(const struct dpmu_insn *insns, uint32_t i)
+{
+	const struct dpmu_insn *in = &insns[i];
+	if (i == 0 || in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE ||
+	    in->kind == DPMU_INSN_BRANCH || (in->flags & DPMU_IC_STREX))
+		return true;
+	const struct dpmu_insn *prev = &insns[i - 1];
+	return in->pc != prev->pc + prev->isize ||
+	       (in->pc >> UBLOCK_LINE_SHIFT) != (prev->pc >> UBLOCK_LINE_SHIFT);
+}
+
+int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ublock **out,
+		       struct dpmu_err *err)
+{
+	*out = NULL;
+	if (!insns || n == 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "block summary of no instructions");
+	uint64_t tot[DPMU_UEV_COUNT] = {0};
+	uint32_t nstep = 0, nev = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		class_events(tot, &insns[i]);
+		nstep += is_step(insns, i);
+	}
+	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++)
+		nev += tot[e] != 0;
+	struct dpmu_ublock *b = calloc(1, sizeof *b + nev * sizeof *b->ev + nstep * sizeof *b->step);
+	if (!b)
+		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
+	b->n = n;
+	b->ev = (struct dpmu_ublock_ev *)(b + 1);
+	b->step = (uint32_t *)(b->ev + nev);
+	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++)
+		if (tot[e])
+			b->ev[b->nev++] = (struct dpmu_ublock_ev){.ev = e, .n = (uint32_t)tot[e]};
+	for (uint32_t i = 0; i < n; i++)
+		if (is_step(insns, i))
+			b->step[b->nstep++] = i;
+	*out = b;
+	return 0;
+}
+
+void dpmu_ublock_destroy(struct dpmu_ublock *b)
+{
+	free(b);
+}
+
+
+void dpmu_uarch_retire_block(struct dpmu_uarch *u, unsigned core, const struct dpmu_ublock *b,
+			     const struct dpmu_insn *insns, size_t n)
+{
+	if (!u || !b || n != b->n || core >= u->ncores || n > batch_room(u, &u->cores[core]) ||
+	    u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
+		/* part of a block (a fault ended it), a delivery point inside
+		 * it, or input the per-instruction path reports */
+		dpmu_uarch_retire(u, core, insns, n);
+		return;
+	}
+	struct dpmu_ucore *c = &u->cores[core];
+	const uint32_t mlp = core_mlp(c);
+	const uint32_t cpi = c->cpi_milli;
+	const uint64_t work0 = c->work_milli;
+	for (uint32_t k = 0; k < b->nstep; k++) {
+		uint32_t i = b->step[k];
+		c->work_milli = work0 + (uint64_t)i * cpi;
+		insn_dynamic(u, c, &insns[i], cpi, mlp);
+	}
+	c->work_milli = work0 + (uint64_t)n * cpi;
+	for (uint32_t k = 0; k < b->nev; k++)
+		c->pend[b->ev[k].ev] += b->ev[k].n;
+	retired(u, c, n);
 }
 
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)

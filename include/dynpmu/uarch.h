@@ -90,14 +90,16 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		       struct dpmu_err *err);
 void dpmu_ublock_destroy(struct dpmu_ublock *b);
 
-/* The first n instructions of block b retired in order on `core`: insns
- * are the instructions b was created from, with this execution's fields
- * (load/store addresses, branch outcome and target, DPMU_IC_STREX_FAIL)
- * filled in. Exactly the events and timing of dpmu_uarch_retire(u, core,
- * insns, n), which it falls back to when the block retired only in part or
- * a delivery point falls inside it. */
-void dpmu_uarch_retire_block(struct dpmu_uarch *u, unsigned core, const struct dpmu_ublock *b,
-			     const struct dpmu_insn *insns, size_t n);
+/* One whole execution of block b on `core`, every load and store having
+ * made its access: addr[i] is the address of instruction i (read for
+ * loads and stores only), next_pc where execution went next (the last
+ * instruction's branch target or fall-through; 0: unknown, taken as the
+ * fall-through). Exactly the events and timing of dpmu_uarch_retire on the
+ * block's instructions with those fields filled in. A block that retired
+ * only in part (a fault) or whose store-exclusive failed goes through
+ * dpmu_uarch_retire instead. */
+void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
+			  const uint64_t *addr, uint64_t next_pc);
 
 /* Simulated time of a core, in its clock cycles, and of the whole system
  * in nanoseconds (the slowest-moving view: the maximum over cores). */

@@ -61,6 +61,7 @@ struct vstream {
 	uint32_t *aidx;
 	uint64_t *aval;
 	uint32_t na, cap;
+	uint64_t *abyidx;   /* the same addresses by instruction index */
 	struct {
 		uint32_t idx, name;
 		bool end;
@@ -78,6 +79,8 @@ struct vstream {
 struct bdec {
 	struct dpmu_ublock *sum; /* the engine's summary; NULL: not classified */
 	uint32_t ncheck;         /* entries of its tcheck list */
+	uint32_t nmem;           /* instructions qemu reports accesses for */
+	bool partial;            /* has an instruction that never retires */
 };
 
 /* A vCPU's stream words, taken from its ring, waiting for their turn. */
@@ -365,14 +368,15 @@ static void retire(struct qemu_be *q, struct vstream *v, const struct dpmu_insn 
 	retired(q, v, n);
 }
 
-/* Block bid's entry, ready and classified, or NULL (the run's error set). */
-static const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
+/* Block bid's entry the first time it runs: checked, classified, summarised;
+ * NULL when the shared region is inconsistent (the run's error set). */
+static const struct dpmu_qemu_block *block_first(struct qemu_be *q, uint32_t bid)
 {
 	if (bid >= DPMU_QEMU_MAX_BLOCKS)
 		goto bad;
 	const struct dpmu_qemu_block *b = &q->blocks[bid];
 	if (q->bdec[bid].sum)
-		return b; /* checked and classified when it first ran */
+		return b;
 	/* Translation happens before execution, so the entry is normally
 	 * ready; wait a little for a block described by another thread. */
 	for (int spin = 0; !atomic_load_explicit(&b->ready, memory_order_acquire); spin++) {
@@ -386,7 +390,8 @@ static const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
 	/* A block's code entries are its own (the plugin gives every
 	 * translation a fresh range): classified once, here. */
 	struct bdec *d = &q->bdec[bid];
-	d->ncheck = 0;
+	d->ncheck = d->nmem = 0;
+	d->partial = false;
 	for (uint32_t i = 0; i < b->n; i++) {
 		uint32_t k = b->first + i;
 		struct dpmu_iclass c;
@@ -402,6 +407,8 @@ static const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
 		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2);
 		if (q->tmem[k])
 			q->tcheck[b->first + d->ncheck++] = i;
+		d->nmem += c.mem != DPMU_ICLASS_MEM_NONE;
+		d->partial |= c.noretire != 0;
 	}
 	struct dpmu_err e;
 	if (bid >= q->bdec_end)
@@ -419,6 +426,14 @@ bad:
 	return NULL;
 }
 
+/* Block bid's entry, ready and classified, or NULL (the run's error set). */
+static inline const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
+{
+	if (bid < DPMU_QEMU_MAX_BLOCKS && q->bdec[bid].sum)
+		return &q->blocks[bid]; /* checked and classified when it first ran */
+	return block_first(q, bid);
+}
+
 /* The block v has open ends; next_pc is where execution went next
  * (0: unknown, the stream ended). */
 static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
@@ -428,6 +443,13 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 	v->open = false;
 	const struct dpmu_qemu_block *b = v->blk;
 	const struct bdec *d = &q->bdec[v->bid];
+	if (v->na == d->nmem && !d->partial && !v->nrev && !q->by_symbol) {
+		/* The common case: every access made, so every instruction
+		 * retired; the engine's summary of the block runs it. */
+		dpmu_uarch_run_block(q->uarch, v->core, d->sum, v->abyidx, next_pc);
+		retired(q, v, b->n);
+		return;
+	}
 	/* The block's templates are retired in place: only what differs
 	 * between executions (addresses, a store-exclusive's outcome, the
 	 * last branch's outcome) is written into them first, so an execution
@@ -467,12 +489,6 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 			last->addr = to;
 		}
 	}
-	if (!v->nrev && !q->by_symbol) {
-		/* the common case: the whole block, or its part up to a fault */
-		dpmu_uarch_retire_block(q->uarch, v->core, d->sum, t, n);
-		retired(q, v, n);
-		return;
-	}
 	/* retire, opening and closing regions after their marker loads */
 	uint32_t done = 0;
 	for (unsigned r = 0; r < v->nrev; r++) {
@@ -494,48 +510,58 @@ static int grow_stream(struct vstream *v, uint32_t need)
 	uint32_t ncap = need < 1024 ? 1024 : need;
 	uint32_t *i = malloc(ncap * sizeof *i);
 	uint64_t *a = malloc(ncap * sizeof *a);
-	if (!i || !a) {
+	uint64_t *x = malloc(ncap * sizeof *x);
+	if (!i || !a || !x) {
 		free(i);
 		free(a);
+		free(x);
 		return -1;
 	}
 	free(v->aidx);
 	free(v->aval);
+	free(v->abyidx);
 	v->aidx = i;
 	v->aval = a;
+	v->abyidx = x;
 	v->cap = ncap;
 	return 0;
 }
 
-static void word(struct qemu_be *q, struct vstream *v, uint64_t w)
+/* A block entry: the open block retires (it ran to where this one starts),
+ * this one opens. */
+static void block_word(struct qemu_be *q, struct vstream *v, uint64_t w)
 {
-	uint64_t tag = w >> DPMU_QEMU_TAG_SHIFT;
-	if (tag == DPMU_QEMU_TAG_BLOCK) {
-		uint32_t bid = (uint32_t)w;
-		const struct dpmu_qemu_block *b = block_get(q, bid);
-		finish_block(q, v, b ? b->vaddr : 0);
-		if (!b)
-			return;
-		if (grow_stream(v, b->n)) {
-			q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
-			return;
-		}
-		v->bid = bid;
-		v->blk = b;
-		v->open = true;
-		v->na = 0;
-		v->nrev = 0;
+	uint32_t bid = (uint32_t)w;
+	const struct dpmu_qemu_block *b = block_get(q, bid);
+	finish_block(q, v, b ? b->vaddr : 0);
+	if (!b)
+		return;
+	if (grow_stream(v, b->n)) {
+		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
 		return;
 	}
+	v->bid = bid;
+	v->blk = b;
+	v->open = true;
+	v->na = 0;
+	v->nrev = 0;
+}
+
+/* Any other word: an address of the open block, or a region marker. */
+static inline void data_word(struct vstream *v, uint64_t w)
+{
+	uint64_t tag = w >> DPMU_QEMU_TAG_SHIFT;
 	if (!v->open)
 		return;
 	if (tag >= 1 && tag <= DPMU_QEMU_TAG_ADDR_MAX) {
 		/* instructions run in order: a later index is a new instruction,
 		 * an index seen already is another access of the same one */
 		uint32_t idx = (uint32_t)tag - 1;
-		if ((v->na == 0 || idx > v->aidx[v->na - 1]) && v->na < v->cap) {
+		if ((v->na == 0 || idx > v->aidx[v->na - 1]) && v->na < v->cap && idx < v->cap) {
+			uint64_t a = w & DPMU_QEMU_ADDR_MASK;
 			v->aidx[v->na] = idx;
-			v->aval[v->na++] = w & DPMU_QEMU_ADDR_MASK;
+			v->aval[v->na++] = a;
+			v->abyidx[idx] = a;
 		}
 		return;
 	}
@@ -693,8 +719,20 @@ static bool irq_pending(const struct qemu_be *q)
 static uint64_t turn_words(struct qemu_be *q, struct vstream *v, struct wqueue *w)
 {
 	uint64_t n0 = v->insns;
-	while (wq_len(w) && v->insns - n0 < q->quantum && !q->run_rc)
-		word(q, v, w->w[w->head++]);
+	const uint64_t *p = w->w;
+	size_t h = w->head, t = w->tail;
+	/* only a block entry retires instructions or fails the run */
+	while (h < t) {
+		uint64_t x = p[h++];
+		if (x >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_BLOCK) {
+			data_word(v, x);
+			continue;
+		}
+		block_word(q, v, x);
+		if (v->insns - n0 >= q->quantum || q->run_rc)
+			break;
+	}
+	w->head = h;
 	return v->insns - n0;
 }
 
@@ -738,13 +776,22 @@ static long long elapsed_ns(const struct timespec *a)
 
 /* After a turn of n instructions: every QEMU_CHECK_INSNS, the monitor's
  * tick when one is due. */
-static void after_turn(struct qemu_be *q, uint64_t n)
+static void check_tick(struct qemu_be *q);
+
+/* inline: it runs after every block; the check itself is rare */
+static inline void after_turn(struct qemu_be *q, uint64_t n)
 {
 	if (!q->tick || q->run_rc)
 		return;
 	q->since_check += n;
-	if (q->since_check < QEMU_CHECK_INSNS)
-		return;
+	if (q->since_check >= QEMU_CHECK_INSNS)
+		check_tick(q);
+}
+
+/* The monitor's tick, if one is due (poll interval, timer period, PMU
+ * interrupt). */
+static void check_tick(struct qemu_be *q)
+{
 	q->since_check = 0;
 	uint64_t now = dpmu_uarch_time_ns(q->uarch);
 	bool due = (q->interval && q->since_tick >= q->interval) || now >= q->next_ns ||
@@ -1045,6 +1092,7 @@ static void qemu_destroy(struct dpmu_backend *b)
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		free(q->vs[i].aidx);
 		free(q->vs[i].aval);
+		free(q->vs[i].abyidx);
 		free(q->wq[i].w);
 	}
 	free(q->sym);

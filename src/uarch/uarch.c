@@ -11,6 +11,7 @@
  * misses, divided by the memory-level parallelism). So STALL_FRONTEND +
  * STALL_BACKEND <= CPU_CYCLES always holds.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -411,14 +412,46 @@ void dpmu_uarch_flush(struct dpmu_uarch *u)
 	(DPMU_IC_ASE | DPMU_IC_VFP | DPMU_IC_CRYPTO | DPMU_IC_ISB | DPMU_IC_DSB |       \
 	 DPMU_IC_DMB | DPMU_IC_SVC | DPMU_IC_ERET | DPMU_IC_LDREX | DPMU_IC_STREX)
 
-/* The class events an instruction's encoding alone decides (everything but
- * a store-exclusive's outcome), added to pend[]. The same for every
- * execution, so a block's are gathered once (dpmu_ublock_create). */
-static void class_events(uint64_t *pend, const struct dpmu_insn *in)
+static inline bool branch_direct(const struct dpmu_insn *in)
+{
+	return in->br_kind == DPMU_BR_COND || in->br_kind == DPMU_BR_UNCOND ||
+	       (in->br_kind == DPMU_BR_CALL && !(in->flags & DPMU_IC_REG_BRANCH));
+}
+
+/* The events a branch's kind alone decides (the outcome and the
+ * prediction are the dynamic rest, branch_op). */
+static void branch_static(uint64_t *pend, uint64_t *ipend, const struct dpmu_insn *in)
+{
+	pend[DPMU_UEV_BR_RETIRED]++;
+	if (branch_direct(in))
+		pend[DPMU_UEV_BR_IMMED_RETIRED]++;
+	else
+		pend[DPMU_UEV_BR_INDIRECT_SPEC]++;
+	if (in->br_kind == DPMU_BR_RET)
+		pend[DPMU_UEV_BR_RETURN_RETIRED]++;
+	/* every branch but a conditional one writes the PC */
+	if (in->br_kind != DPMU_BR_COND)
+		pend[DPMU_UEV_PC_WRITE_RETIRED]++;
+	/* The Cortex-A55's split of predictions by kind (its catalog). */
+	if (in->br_kind == DPMU_BR_COND)
+		ipend[DPMU_IEV_BR_COND_PRED]++;
+	else if (in->br_kind == DPMU_BR_RET)
+		ipend[DPMU_IEV_BR_RETURN_ADDR_PRED]++;
+	else if (!branch_direct(in))
+		ipend[DPMU_IEV_BR_INDIRECT_ADDR_PRED]++;
+}
+
+/* The events an instruction's encoding alone decides (everything but a
+ * store-exclusive's outcome and a branch's outcome and prediction), added
+ * to pend[] and ipend[]. The same for every execution, so a block's are
+ * gathered once (dpmu_ublock_create). */
+static void class_events(uint64_t *pend, uint64_t *ipend, const struct dpmu_insn *in)
 {
 	uint32_t f = in->flags;
-	if (in->kind != DPMU_INSN_LOAD && in->kind != DPMU_INSN_STORE &&
-	    in->kind != DPMU_INSN_BRANCH && ((f & DPMU_IC_DP) || !(f & NON_DP_FLAGS)))
+	if (in->kind == DPMU_INSN_BRANCH)
+		branch_static(pend, ipend, in);
+	else if (in->kind != DPMU_INSN_LOAD && in->kind != DPMU_INSN_STORE &&
+		 ((f & DPMU_IC_DP) || !(f & NON_DP_FLAGS)))
 		pend[DPMU_UEV_DP_SPEC]++;
 	if (!(f & NON_DP_FLAGS))
 		return;
@@ -459,48 +492,24 @@ static inline void strex_event(struct dpmu_ucore *c, const struct dpmu_insn *in)
 		EV(c, STREX_PASS_SPEC);
 }
 
-static inline bool branch_direct(const struct dpmu_insn *in)
-{
-	return in->br_kind == DPMU_BR_COND || in->br_kind == DPMU_BR_UNCOND ||
-	       (in->br_kind == DPMU_BR_CALL && !(in->flags & DPMU_IC_REG_BRANCH));
-}
-
 #define IEV(c, name) ((c)->ipend[DPMU_IEV_##name]++)
 
+/* A branch's outcome and prediction (its kind's events: branch_static);
+ * returns the front-end stall of a misprediction. */
 static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
 {
-	EV(c, BR_RETIRED);
-	bool taken = in->br_kind != DPMU_BR_COND || in->taken;
-	if (branch_direct(in)) {
-		EV(c, BR_IMMED_RETIRED);
-	} else {
-		EV(c, BR_INDIRECT_SPEC);
-	}
-	if (in->br_kind == DPMU_BR_RET) {
-		EV(c, BR_RETURN_RETIRED);
-	}
-	if (taken) {
+	if (in->br_kind == DPMU_BR_COND && in->taken)
 		EV(c, PC_WRITE_RETIRED);
-	}
-	bool mis = dpmu_bpred_branch(&c->bp, in);
-	/* The Cortex-A55's split of predictions by kind (its catalog). */
-	if (in->br_kind == DPMU_BR_COND) {
-		IEV(c, BR_COND_PRED);
-		if (mis)
-			IEV(c, BR_COND_MIS_PRED);
-	} else if (in->br_kind == DPMU_BR_RET) {
-		IEV(c, BR_RETURN_ADDR_PRED);
-		if (mis)
-			IEV(c, BR_RETURN_ADDR_MIS_PRED);
-	} else if (!branch_direct(in)) {
-		IEV(c, BR_INDIRECT_ADDR_PRED);
-		if (mis) {
-			IEV(c, BR_INDIRECT_MIS_PRED);
-			IEV(c, BR_INDIRECT_ADDR_MIS_PRED);
-		}
-	}
-	if (!mis)
+	if (!dpmu_bpred_branch(&c->bp, in))
 		return 0;
+	if (in->br_kind == DPMU_BR_COND) {
+		IEV(c, BR_COND_MIS_PRED);
+	} else if (in->br_kind == DPMU_BR_RET) {
+		IEV(c, BR_RETURN_ADDR_MIS_PRED);
+	} else if (!branch_direct(in)) {
+		IEV(c, BR_INDIRECT_MIS_PRED);
+		IEV(c, BR_INDIRECT_ADDR_MIS_PRED);
+	}
 	EV(c, BR_MIS_PRED);
 	return c->type->pipeline.mispredict_penalty;
 }
@@ -511,15 +520,15 @@ static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
  * order is the timing's: the fetch reads the clock before the issue, the
  * access after it. */
 static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
-				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp)
+				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp, bool fetch)
 {
 	uint64_t fe = 0, be = 0;
 	uint32_t bw = 0;
 
 	/* The L1I (and ITLB) is looked up when the fetch leaves the line of
-	 * the previous instruction. */
+	 * the previous instruction (`fetch` false: it cannot have). */
 	uint64_t fblk = in->pc >> c->l1i.set.shift;
-	if (fblk != c->last_fetch_blk) {
+	if (fetch && fblk != c->last_fetch_blk) {
 		c->last_fetch_blk = fblk;
 		uint32_t f = dpmu_mem_fetch(u, c, in->pc);
 		c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
@@ -590,8 +599,8 @@ static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct 
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	for (size_t i = 0; i < n; i++) {
-		insn_dynamic(u, c, &insns[i], cpi, mlp);
-		class_events(c->pend, &insns[i]);
+		insn_dynamic(u, c, &insns[i], cpi, mlp, true);
+		class_events(c->pend, c->ipend, &insns[i]);
 	}
 }
 
@@ -656,57 +665,86 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 #define UBLOCK_LINE_SHIFT 4u
 
 struct dpmu_ublock_ev {
-	uint32_t ev;         /* enum dpmu_uev */
+	uint32_t off;        /* byte offset of its pend[] or ipend[] entry in a core */
 	uint32_t n;
 };
+
+/* A step: an instruction index, whether its fetch line may differ from
+ * the previous instruction's, whether it is a load or store. */
+#define STEP_FETCH (1u << 31)
+#define STEP_MEM (1u << 30)
+#define STEP_INDEX (STEP_MEM - 1)
 
 struct dpmu_ublock {
 	uint32_t n;          /* instructions */
 	uint32_t nev;        /* entries of ev[] */
 	uint32_t nstep;      /* entries of step[] */
 	struct dpmu_ublock_ev *ev;
-	uint32_t *step;      /* instruction indices, ascending */
+	uint32_t *step;      /* STEP_FETCH | instruction index, ascending */
+	struct dpmu_insn *insn; /* the instructions; an execution's fields are
+				 * written in before it retires */
 };
 
-/* Whether instruction i of a block reads or changes the machine's state
- * beyond its issue and class events. */
-static bool is_step(const struct dpmu_insn *insns, uint32_t i)
+/* Whether instruction i of a block may start a new fetch line. */
+static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i)
 {
-	const struct dpmu_insn *in = &insns[i];
-	if (i == 0 || in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE ||
-	    in->kind == DPMU_INSN_BRANCH || (in->flags & DPMU_IC_STREX))
+	if (i == 0)
 		return true;
 	const struct dpmu_insn *prev = &insns[i - 1];
-	return in->pc != prev->pc + prev->isize ||
-	       (in->pc >> UBLOCK_LINE_SHIFT) != (prev->pc >> UBLOCK_LINE_SHIFT);
+	return insns[i].pc != prev->pc + prev->isize ||
+	       (insns[i].pc >> UBLOCK_LINE_SHIFT) != (prev->pc >> UBLOCK_LINE_SHIFT);
+}
+
+/* Whether instruction i of a block reads or changes the machine's state
+ * beyond its issue and class events; 0 if not, else its step. */
+static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i)
+{
+	const struct dpmu_insn *in = &insns[i];
+	bool f = new_fetch_line(insns, i);
+	bool mem = in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE;
+	if (f || mem || in->kind == DPMU_INSN_BRANCH || (in->flags & DPMU_IC_STREX))
+		return i | (f ? STEP_FETCH : 0) | (mem ? STEP_MEM : 0) | (1u << 29);
+	return 0;
 }
 
 int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ublock **out,
 		       struct dpmu_err *err)
 {
 	*out = NULL;
-	if (!insns || n == 0)
-		return dpmu_err_set(err, DPMU_EINVAL, "block summary of no instructions");
-	uint64_t tot[DPMU_UEV_COUNT] = {0};
+	if (!insns || n == 0 || n >= 1u << 29)
+		return dpmu_err_set(err, DPMU_EINVAL, "block summary of %u instructions", n);
+	uint64_t tot[DPMU_UEV_COUNT + DPMU_IEV_COUNT] = {0};
 	uint32_t nstep = 0, nev = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		class_events(tot, &insns[i]);
-		nstep += is_step(insns, i);
+		class_events(tot, tot + DPMU_UEV_COUNT, &insns[i]);
+		nstep += step_of(insns, i) != 0;
 	}
-	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++)
+	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
-	struct dpmu_ublock *b = calloc(1, sizeof *b + nev * sizeof *b->ev + nstep * sizeof *b->step);
+	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->insn + nev * sizeof *b->ev +
+					      nstep * sizeof *b->step);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
-	b->ev = (struct dpmu_ublock_ev *)(b + 1);
+	b->insn = (struct dpmu_insn *)(b + 1);
+	memcpy(b->insn, insns, n * sizeof *insns);
+	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
-	for (unsigned e = 0; e < DPMU_UEV_COUNT; e++)
+	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		if (tot[e])
-			b->ev[b->nev++] = (struct dpmu_ublock_ev){.ev = e, .n = (uint32_t)tot[e]};
-	for (uint32_t i = 0; i < n; i++)
-		if (is_step(insns, i))
-			b->step[b->nstep++] = i;
+			b->ev[b->nev++] = (struct dpmu_ublock_ev){
+				.off = (uint32_t)(e < DPMU_UEV_COUNT
+							  ? offsetof(struct dpmu_ucore, pend) +
+								    e * sizeof(uint64_t)
+							  : offsetof(struct dpmu_ucore, ipend) +
+								    (e - DPMU_UEV_COUNT) *
+									    sizeof(uint64_t)),
+				.n = (uint32_t)tot[e]};
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t st = step_of(insns, i);
+		if (st)
+			b->step[b->nstep++] = st & ~(1u << 29);
+	}
 	*out = b;
 	return 0;
 }
@@ -717,28 +755,52 @@ void dpmu_ublock_destroy(struct dpmu_ublock *b)
 }
 
 
-void dpmu_uarch_retire_block(struct dpmu_uarch *u, unsigned core, const struct dpmu_ublock *b,
-			     const struct dpmu_insn *insns, size_t n)
+void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
+			  const uint64_t *addr, uint64_t next_pc)
 {
-	if (!u || !b || n != b->n || core >= u->ncores || n > batch_room(u, &u->cores[core]) ||
+	if (!u || !b)
+		return;
+	struct dpmu_insn *last = &b->insn[b->n - 1];
+	if (last->kind == DPMU_INSN_BRANCH) {
+		uint64_t fall = last->pc + last->isize;
+		uint64_t to = next_pc ? next_pc : fall;
+		last->taken = to != fall || last->br_kind != DPMU_BR_COND;
+		last->addr = to;
+	}
+	if (core >= u->ncores || b->n > batch_room(u, &u->cores[core]) ||
 	    u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
-		/* part of a block (a fault ended it), a delivery point inside
-		 * it, or input the per-instruction path reports */
-		dpmu_uarch_retire(u, core, insns, n);
+		/* a delivery point inside the block, or input the
+		 * per-instruction path reports */
+		for (uint32_t i = 0; i < b->n; i++)
+			if (b->insn[i].kind == DPMU_INSN_LOAD || b->insn[i].kind == DPMU_INSN_STORE)
+				b->insn[i].addr = addr[i];
+		dpmu_uarch_retire(u, core, b->insn, b->n);
 		return;
 	}
 	struct dpmu_ucore *c = &u->cores[core];
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
-	for (uint32_t k = 0; k < b->nstep; k++) {
-		uint32_t i = b->step[k];
+	/* locals: the stores into the core's counts below may alias b */
+	const uint32_t n = b->n, nstep = b->nstep, nev = b->nev;
+	const uint32_t *step = b->step;
+	struct dpmu_insn *insn = b->insn;
+	const struct dpmu_ublock_ev *ev = b->ev;
+	for (uint32_t k = 0; k < nstep; k++) {
+		uint32_t st = step[k], i = st & STEP_INDEX;
+		struct dpmu_insn *in = &insn[i];
+		if (st & STEP_MEM)
+			in->addr = addr[i];
 		c->work_milli = work0 + (uint64_t)i * cpi;
-		insn_dynamic(u, c, &insns[i], cpi, mlp);
+		if (st & STEP_FETCH)
+			insn_dynamic(u, c, in, cpi, mlp, true);
+		else
+			insn_dynamic(u, c, in, cpi, mlp, false);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
-	for (uint32_t k = 0; k < b->nev; k++)
-		c->pend[b->ev[k].ev] += b->ev[k].n;
+	char *base = (char *)c;
+	for (uint32_t k = 0; k < nev; k++)
+		*(uint64_t *)(base + ev[k].off) += ev[k].n;
 	retired(u, c, n);
 }
 

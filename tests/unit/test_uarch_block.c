@@ -1,0 +1,176 @@
+/*
+ * Translated blocks (dpmu_ublock_create, dpmu_uarch_run_block): running a
+ * block's summary must give exactly the events and timing of retiring its
+ * instructions one by one (include/dynpmu/uarch.h), on every core type,
+ * with the prefetchers of the shipped profile, and across delivery points.
+ */
+#include "uarch_fixture.h"
+
+#define NBLOCKS 160
+#define MAXLEN 12
+#define RUNS 20000
+
+struct blk {
+	struct dpmu_insn in[MAXLEN];
+	uint32_t n;
+	struct dpmu_ublock *sum;
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A random block at pc: integer, SIMD/FP and barrier instructions, loads
+ * and stores (pairs, exclusives), ending in a branch of a random kind. */
+static void make_block(struct blk *b, uint64_t pc)
+{
+	static const uint32_t classes[] = {DPMU_IC_DP, 0, DPMU_IC_ASE, DPMU_IC_VFP, DPMU_IC_CRYPTO,
+					   DPMU_IC_DMB, DPMU_IC_ISB, DPMU_IC_DSB, DPMU_IC_SVC};
+	b->n = 1 + (uint32_t)(next() % MAXLEN);
+	for (uint32_t i = 0; i < b->n; i++) {
+		struct dpmu_insn *in = &b->in[i];
+		memset(in, 0, sizeof *in);
+		in->pc = pc + 4ull * i;
+		in->isize = 4;
+		uint64_t r = next() % 10;
+		if (i + 1 == b->n) {
+			in->kind = DPMU_INSN_BRANCH;
+			in->br_kind = (uint8_t)(next() % 5);
+			if (in->br_kind == DPMU_BR_CALL && next() % 2)
+				in->flags = DPMU_IC_REG_BRANCH;
+			else if (in->br_kind == DPMU_BR_RET || in->br_kind == DPMU_BR_IND)
+				in->flags = DPMU_IC_REG_BRANCH;
+			else
+				in->flags = DPMU_IC_IMMED;
+		} else if (r < 3) {
+			in->kind = DPMU_INSN_LOAD;
+			in->size = (uint16_t)(1u << (next() % 5));
+			if (next() % 8 == 0)
+				in->flags = DPMU_IC_PAIR;
+			else if (next() % 16 == 0)
+				in->flags = DPMU_IC_LDREX;
+		} else if (r < 5) {
+			in->kind = DPMU_INSN_STORE;
+			in->size = (uint16_t)(1u << (next() % 5));
+			if (next() % 16 == 0)
+				in->flags = DPMU_IC_STREX;
+		} else {
+			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
+		}
+	}
+}
+
+static struct fx *start(unsigned batch)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	struct dpmu_err err;
+	assert_non_null(f);
+	/* the shipped profile as it is: its prefetchers and replacement */
+	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &f->p, &err) != 0)
+		fail_msg("profile: %s", dpmu_errmsg(&err));
+	fx_start(f);
+	assert_int_equal(dpmu_uarch_set_batch(f->u, batch, &err), 0);
+	return f;
+}
+
+static void run_both(unsigned batch)
+{
+	static struct blk blocks[NBLOCKS];
+	rng = 0x9e3779b97f4a7c15ull;
+	struct dpmu_err err;
+	for (unsigned k = 0; k < NBLOCKS; k++) {
+		/* blocks spread over pages and lines, some sharing a line */
+		make_block(&blocks[k], 0x400000 + 0x1000 * (k % 37) + 0x2c * k);
+		assert_int_equal(dpmu_ublock_create(blocks[k].in, blocks[k].n, &blocks[k].sum, &err), 0);
+	}
+	struct fx *a = start(batch), *b = start(batch);
+	unsigned cores = dpmu_model_ncores(a->m);
+	unsigned cur = 0, core = 0;
+	for (unsigned r = 0; r < RUNS; r++) {
+		struct blk *bk = &blocks[cur];
+		unsigned nx = (unsigned)(next() % NBLOCKS);
+		uint64_t addr[MAXLEN] = {0};
+		struct dpmu_insn in[MAXLEN];
+		memcpy(in, bk->in, bk->n * sizeof in[0]);
+		for (uint32_t i = 0; i < bk->n; i++) {
+			if (in[i].kind != DPMU_INSN_LOAD && in[i].kind != DPMU_INSN_STORE)
+				continue;
+			/* a 256 KiB working set: L1, L2 and L3 hits and misses,
+			 * aligned and not, some crossing a line */
+			addr[i] = 0x10000000 + (next() % (256 * 1024));
+			in[i].addr = addr[i];
+		}
+		/* where execution went next: the next block, or the
+		 * fall-through for a not-taken conditional branch */
+		struct dpmu_insn *last = &in[bk->n - 1];
+		uint64_t fall = last->pc + 4;
+		uint64_t to = last->br_kind == DPMU_BR_COND && next() % 3 == 0 ? fall
+										 : blocks[nx].in[0].pc;
+		last->taken = to != fall || last->br_kind != DPMU_BR_COND;
+		last->addr = to;
+		dpmu_uarch_retire(a->u, core, in, bk->n);
+		dpmu_uarch_run_block(b->u, core, bk->sum, addr, to);
+		cur = nx;
+		if (next() % 64 == 0)
+			core = (unsigned)(next() % cores); /* big and LITTLE */
+	}
+	dpmu_uarch_flush(a->u);
+	dpmu_uarch_flush(b->u);
+	for (unsigned c = 0; c < cores; c++) {
+		assert_int_equal(dpmu_uarch_core_cycles(a->u, c), dpmu_uarch_core_cycles(b->u, c));
+		for (unsigned e = 0; e < 256; e++)
+			if (a->core[c][e] != b->core[c][e])
+				fail_msg("batch %u cpu%u event 0x%x: %llu one by one, %llu as blocks",
+					 batch, c, e, (unsigned long long)a->core[c][e],
+					 (unsigned long long)b->core[c][e]);
+	}
+	/* the events were there to compare */
+	assert_true(a->core[0][0x08] > 0);
+	for (unsigned k = 0; k < dpmu_model_nclusters(a->m); k++)
+		assert_memory_equal(a->cl[k], b->cl[k], sizeof a->cl[k]);
+	for (unsigned k = 0; k < NBLOCKS; k++)
+		dpmu_ublock_destroy(blocks[k].sum);
+	fx_free(a);
+	fx_free(b);
+}
+
+static void blocks_match_one_by_one(void **state)
+{
+	(void)state;
+	run_both(DPMU_UARCH_BATCH_DEFAULT);
+}
+
+/* Small batches put delivery points inside blocks. */
+static void blocks_match_one_by_one_across_delivery_points(void **state)
+{
+	(void)state;
+	run_both(5);
+	run_both(1);
+}
+
+static void empty_block_is_refused(void **state)
+{
+	(void)state;
+	struct dpmu_ublock *b = (struct dpmu_ublock *)&b;
+	struct dpmu_err err;
+	struct dpmu_insn in = ld(0x1000, 0x2000);
+	assert_int_equal(dpmu_ublock_create(&in, 0, &b, &err), DPMU_EINVAL);
+	assert_null(b);
+	assert_non_null(strstr(dpmu_errmsg(&err), "0 instructions"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(blocks_match_one_by_one),
+		cmocka_unit_test(blocks_match_one_by_one_across_delivery_points),
+		cmocka_unit_test(empty_block_is_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -434,22 +434,13 @@ static inline const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_
 	return block_first(q, bid);
 }
 
-/* The block v has open ends; next_pc is where execution went next
- * (0: unknown, the stream ended). */
-static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
+/* The open block of v in part, or with regions or per-symbol counts: its
+ * templates retired instruction by instruction. */
+static __attribute__((noinline)) void finish_block_slow(struct qemu_be *q, struct vstream *v,
+							 uint64_t next_pc)
 {
-	if (!v->open)
-		return;
-	v->open = false;
 	const struct dpmu_qemu_block *b = v->blk;
 	const struct bdec *d = &q->bdec[v->bid];
-	if (v->na == d->nmem && !d->partial && !v->nrev && !q->by_symbol) {
-		/* The common case: every access made, so every instruction
-		 * retired; the engine's summary of the block runs it. */
-		dpmu_uarch_run_block(q->uarch, v->core, d->sum, v->abyidx, next_pc);
-		retired(q, v, b->n);
-		return;
-	}
 	/* The block's templates are retired in place: only what differs
 	 * between executions (addresses, a store-exclusive's outcome, the
 	 * last branch's outcome) is written into them first, so an execution
@@ -501,6 +492,24 @@ static void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
 	}
 	retire(q, v, t + done, n - done, b->first + done);
 	v->nrev = 0;
+}
+
+/* The block v has open ends; next_pc is where execution went next
+ * (0: unknown, the stream ended). */
+static inline void finish_block(struct qemu_be *q, struct vstream *v, uint64_t next_pc)
+{
+	if (!v->open)
+		return;
+	v->open = false;
+	const struct bdec *d = &q->bdec[v->bid];
+	if (v->na == d->nmem && !d->partial && !v->nrev && !q->by_symbol) {
+		/* The common case: every access made, so every instruction
+		 * retired; the engine's summary of the block runs it. */
+		dpmu_uarch_run_block(q->uarch, v->core, d->sum, v->abyidx, next_pc);
+		retired(q, v, v->blk->n);
+		return;
+	}
+	finish_block_slow(q, v, next_pc);
 }
 
 static int grow_stream(struct vstream *v, uint32_t need)

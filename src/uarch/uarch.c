@@ -755,6 +755,17 @@ void dpmu_ublock_destroy(struct dpmu_ublock *b)
 }
 
 
+/* A delivery point inside the block, or input the per-instruction path
+ * reports: one by one (out of line, so the common path stays small). */
+static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsigned core,
+						     struct dpmu_ublock *b, const uint64_t *addr)
+{
+	for (uint32_t i = 0; i < b->n; i++)
+		if (b->insn[i].kind == DPMU_INSN_LOAD || b->insn[i].kind == DPMU_INSN_STORE)
+			b->insn[i].addr = addr[i];
+	dpmu_uarch_retire(u, core, b->insn, b->n);
+}
+
 void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
 			  const uint64_t *addr, uint64_t next_pc)
 {
@@ -769,12 +780,7 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	}
 	if (core >= u->ncores || b->n > batch_room(u, &u->cores[core]) ||
 	    u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
-		/* a delivery point inside the block, or input the
-		 * per-instruction path reports */
-		for (uint32_t i = 0; i < b->n; i++)
-			if (b->insn[i].kind == DPMU_INSN_LOAD || b->insn[i].kind == DPMU_INSN_STORE)
-				b->insn[i].addr = addr[i];
-		dpmu_uarch_retire(u, core, b->insn, b->n);
+		run_block_slow(u, core, b, addr);
 		return;
 	}
 	struct dpmu_ucore *c = &u->cores[core];

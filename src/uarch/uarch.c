@@ -496,7 +496,7 @@ static inline void strex_event(struct dpmu_ucore *c, const struct dpmu_insn *in)
 
 /* A branch's outcome and prediction (its kind's events: branch_static);
  * returns the front-end stall of a misprediction. */
-static uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
+static inline uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *in)
 {
 	if (in->br_kind == DPMU_BR_COND && in->taken)
 		EV(c, PC_WRITE_RETIRED);

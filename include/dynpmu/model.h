@@ -19,6 +19,7 @@
 #define DYNPMU_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dynpmu/arch.h"
@@ -76,6 +77,11 @@ int dpmu_model_cluster_set_extauth(struct dpmu_model *m, unsigned cluster, bool 
  * counter watching it. Overflow is detected at delivery: PMOVSSET, CHAIN and
  * the interrupt line are exact however large n is. */
 void dpmu_model_core_event(struct dpmu_model *m, unsigned core, uint16_t event, uint64_t n);
+/* Several events on a core at once: exactly dpmu_model_core_event for each
+ * (events[i], n[i]), i < count, in that order (n[i] = 0 counts nothing), with
+ * the per-call checks made once. For the engine's batched delivery. */
+void dpmu_model_core_events(struct dpmu_model *m, unsigned core, const uint16_t *events,
+			    const uint64_t *n, size_t count);
 /* k core clock cycles pass on a core: CPU_CYCLES, the cycle counter (PMCR.D
  * divider), the AMU core and constant-frequency counters. */
 void dpmu_model_core_cycles(struct dpmu_model *m, unsigned core, uint64_t k);
@@ -83,6 +89,35 @@ void dpmu_model_core_cycles(struct dpmu_model *m, unsigned core, uint64_t k);
 void dpmu_model_cluster_event(struct dpmu_model *m, unsigned cluster, uint16_t event, uint64_t n);
 /* k DSU clock cycles: the cluster PMU cycle counter and CYCLES. */
 void dpmu_model_cluster_cycles(struct dpmu_model *m, unsigned cluster, uint64_t k);
+
+/* Which deliveries matter, so that a caller with many kinds of event can
+ * skip the ones nothing counts. dpmu_model_core_event_live is false when
+ * dpmu_model_core_event(m, core, event, n) would change no model state for
+ * any n: the core is powered down or in WFI/WFE, or the event is SW_INCR or
+ * CHAIN (never counted from delivery), or no enabled core-PMU event counter
+ * that may count now (PMCR.E, the PMEVTYPER filter at the current EL and
+ * security state, an event the core implements) is programmed with it and
+ * no enabled AMU counter watches it (group 0; group 1 only with an event
+ * the profile lets it select; CPU_CYCLES and CNT_CYCLES are AMU clocks, not
+ * events). CPU_CYCLES on a running core is always live (it is the clock:
+ * the cycle counter, its snapshot timing and the AMU's constant clock move).
+ * Skipping deliveries that are not live leaves the model exactly as
+ * delivering them would. dpmu_model_cluster_event_live is the same for
+ * dpmu_model_cluster_event: an enabled cluster-PMU counter (CLUSTERPMCR.E)
+ * programmed with an event the cluster implements. Out-of-range core or
+ * cluster: false. The clocks (dpmu_model_*_cycles) always matter. */
+bool dpmu_model_core_event_live(const struct dpmu_model *m, unsigned core, uint16_t event);
+bool dpmu_model_cluster_event_live(const struct dpmu_model *m, unsigned cluster,
+				   uint16_t event);
+/* Generation of those answers for a core (cluster): a number that changes
+ * whenever the answer for some event may have changed (a PMU event type,
+ * enable, PMCR or filter write, an exception level or security change that
+ * changes what the filters let count, an AMU enable or type write, a reset,
+ * power or WFI change) and never returns to an earlier value. While it is
+ * unchanged, every answer is: a caller may keep a list of the live events
+ * and rebuild it when the generation moves. Out-of-range: 0. */
+uint64_t dpmu_model_core_live_gen(const struct dpmu_model *m, unsigned core);
+uint64_t dpmu_model_cluster_live_gen(const struct dpmu_model *m, unsigned cluster);
 
 /* Interrupt request lines (level-sensitive): the core PMU overflow
  * interrupt (PPI 23) and the cluster's nCLUSTERPMUIRQ (true = asserted). */

@@ -189,9 +189,14 @@ static uint64_t read_reg(const struct dpmu_core *c, enum amu_reg r, unsigned idx
 	return 0;
 }
 
-static void write_reg(struct dpmu_amu *a, enum amu_reg r, unsigned idx, uint64_t v)
+static void write_reg(struct dpmu_core *c, enum amu_reg r, unsigned idx, uint64_t v)
 {
+	struct dpmu_amu *a = &c->amu;
 	uint32_t m0 = (1u << a->n0) - 1, m1 = (1u << a->n1) - 1;
+	/* Enables and event types decide which deliveries count. */
+	if (r == AM_CNTENCLR0 || r == AM_CNTENSET0 || r == AM_CNTENCLR1 || r == AM_CNTENSET1 ||
+	    r == AM_EVTYPER1)
+		c->live_gen++;
 	switch (r) {
 	case AM_CR:
 		a->amcr = (uint32_t)v & DPMU_AMU_AMCR_HDBG;
@@ -271,7 +276,7 @@ struct dpmu_access dpmu_amu_sysreg(struct dpmu_model *m, struct dpmu_core *c, ui
 		break;
 	}
 	}
-	write_reg(a, r, idx, *value);
+	write_reg(c, r, idx, *value);
 	return dpmu_access_ok();
 }
 
@@ -285,6 +290,7 @@ void dpmu_amu_reset(struct dpmu_core *c, const struct dpmu_profile *p)
 	a->n1 = t->amu_group1 > DPMU_AMU_GROUP1_MAX ? DPMU_AMU_GROUP1_MAX : t->amu_group1;
 	for (unsigned i = 0; i < a->n0; i++)
 		a->type0[i] = t->amu_group0_events[i];
+	c->live_gen++; /* enables and types are back to their reset values */
 	/* AMEVTYPER1 resets to an UNKNOWN value; the model uses 0, which is
 	 * never selectable, so a group-1 counter counts nothing until
 	 * programmed. Enables, counters, AMCR and AMUSERENR reset to 0. */
@@ -295,6 +301,8 @@ void dpmu_amu_reset(struct dpmu_core *c, const struct dpmu_profile *p)
 static void count(struct dpmu_core *c, uint16_t event, uint64_t n)
 {
 	struct dpmu_amu *a = &c->amu;
+	if (!(a->cnten0 | a->cnten1))
+		return; /* the usual case: software has enabled no AMU counter */
 	for (unsigned i = 0; i < a->n0; i++)
 		if ((a->cnten0 >> i & 1) && a->type0[i] == event)
 			a->cnt0[i] += n;
@@ -314,6 +322,20 @@ void dpmu_amu_event(struct dpmu_core *c, uint16_t event, uint64_t n)
 	count(c, event, n);
 }
 
+bool dpmu_amu_counts(const struct dpmu_core *c, uint16_t event)
+{
+	const struct dpmu_amu *a = &c->amu;
+	if (event == DPMU_EV_CPU_CYCLES || event == DPMU_EV_CNT_CYCLES || !(a->cnten0 | a->cnten1))
+		return false;
+	for (unsigned i = 0; i < a->n0; i++)
+		if ((a->cnten0 >> i & 1) && a->type0[i] == event)
+			return true;
+	for (unsigned i = 0; i < a->n1; i++)
+		if ((a->cnten1 >> i & 1) && a->type1[i] == event)
+			return selectable(c->type, event);
+	return false;
+}
+
 void dpmu_amu_cycles(struct dpmu_core *c, const struct dpmu_profile *p, uint64_t k)
 {
 	if (k == 0)
@@ -324,12 +346,22 @@ void dpmu_amu_cycles(struct dpmu_core *c, const struct dpmu_profile *p, uint64_t
 	 * exactly: the remainder is carried, so over any sequence of advances
 	 * the total is floor(total_k * f_const / f_core). The constant clock
 	 * runs whether or not its counter is enabled. */
-	uint64_t kc = 0;
-	if (f_core != 0) {
+	uint64_t kc = 0, t64;
+	if (f_core == 0) {
+		/* no core clock: no constant-frequency cycles either */
+	} else if (!__builtin_mul_overflow(k, p->const_freq_hz, &t64) &&
+		   !__builtin_add_overflow(t64, a->const_rem, &t64)) {
+		/* The same quotient without a 128-bit division, which a
+		 * delivery every batch would otherwise pay for. */
+		kc = t64 / f_core;
+		a->const_rem = t64 % f_core;
+	} else {
 		unsigned __int128 t = (unsigned __int128)k * p->const_freq_hz + a->const_rem;
 		kc = (uint64_t)(t / f_core);
 		a->const_rem = (uint64_t)(t % f_core);
 	}
+	if (!(a->cnten0 | a->cnten1))
+		return; /* the usual case: software has enabled no AMU counter */
 	count(c, DPMU_EV_CPU_CYCLES, k);
 	if (kc)
 		count(c, DPMU_EV_CNT_CYCLES, kc);

@@ -41,10 +41,21 @@ static void index_active(struct dpmu_bank *b)
 	}
 }
 
-void dpmu_bank_update_active(struct dpmu_bank *b)
+bool dpmu_bank_update_active(struct dpmu_bank *b)
 {
+	uint32_t old = b->active;
 	b->active = (b->pmcr & DPMU_PMCR_E) ? (b->allowed & b->cnten & dpmu_bank_mask(b)) : 0;
+	bool changed = b->active != old;
+	/* A counter that stays active may have a new event number. */
+	uint32_t act = b->active & ~(1u << DPMU_CC);
+	while (act) {
+		unsigned i = (unsigned)__builtin_ctz(act);
+		act &= act - 1;
+		changed |= b->live_ev[i] != b->ev[i];
+		b->live_ev[i] = b->ev[i];
+	}
 	index_active(b);
+	return changed;
 }
 
 void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value)
@@ -58,7 +69,6 @@ void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value)
 		b->ccnt = 0;
 		b->divider = 0;
 	}
-	dpmu_bank_update_active(b);
 }
 
 void dpmu_bank_write_evtyper(struct dpmu_bank *b, unsigned i, uint32_t value)
@@ -117,16 +127,16 @@ void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n)
 		dpmu_bank_add(b, i + 1, w);
 }
 
-void dpmu_bank_count(struct dpmu_bank *b, uint16_t event, uint64_t n)
+bool dpmu_bank_counts(const struct dpmu_bank *b, uint16_t event)
 {
-	/* Most deliveries match no counter: one table load decides that. */
 	uint32_t act = b->by_low[event & 0xff];
 	while (act) {
 		unsigned i = (unsigned)__builtin_ctz(act);
 		act &= act - 1;
 		if (b->ev[i] == event)
-			dpmu_bank_add(b, i, n);
+			return true;
 	}
+	return false;
 }
 
 void dpmu_bank_swinc(struct dpmu_bank *b, uint32_t mask)

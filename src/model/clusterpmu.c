@@ -74,6 +74,7 @@ void dpmu_clusterpmu_reset(struct dpmu_cluster *cl)
 	 * DP or LC (its cycle counter is always 64-bit). */
 	cl->pmu.pmcr_rw = DPMU_PMCR_E;
 	cl->pmmdcr = 0; /* SPME resets to 0 (DSU TRM) */
+	cl->live_gen++; /* the reset bank has forgotten what counted before it */
 	dpmu_clusterpmu_refresh(cl);
 }
 
@@ -87,7 +88,8 @@ void dpmu_clusterpmu_refresh(struct dpmu_cluster *cl)
 		if (dpmu_evset_has(cl->implemented, b->ev[i]))
 			allowed |= 1u << i;
 	b->allowed = allowed;
-	dpmu_bank_update_active(b);
+	if (dpmu_bank_update_active(b))
+		cl->live_gen++;
 }
 
 /* CLUSTERPMCEID0/1 use the core PMCEID layout (reference section 1):

@@ -193,6 +193,8 @@ int dpmu_model_set_power(struct dpmu_model *m, unsigned core, bool on, struct dp
 		firmware_boot(c);
 		dpmu_pmu_refresh(c);
 	}
+	if (c->powered != on)
+		c->live_gen++; /* a core that is off counts nothing */
 	c->powered = on;
 	return 0;
 }
@@ -235,6 +237,8 @@ int dpmu_model_set_wfi(struct dpmu_model *m, unsigned core, bool wfi, struct dpm
 	struct dpmu_core *c = core_arg(m, core, err);
 	if (!c)
 		return DPMU_EINVAL;
+	if (c->wfi != wfi)
+		c->live_gen++; /* a clock-gated core counts nothing */
 	c->wfi = wfi;
 	return 0;
 }
@@ -288,24 +292,57 @@ void dpmu_model_core_cycles(struct dpmu_model *m, unsigned core, uint64_t k)
 	dpmu_amu_cycles(c, &m->profile, k);
 }
 
-void dpmu_model_core_event(struct dpmu_model *m, unsigned core, uint16_t event, uint64_t n)
+/* n > 0 occurrences of an event on a core (dpmu_model_core_event). */
+static inline void core_event(struct dpmu_model *m, struct dpmu_core *c, uint16_t event,
+			      uint64_t n)
 {
-	if (core >= m->ncores || n == 0)
-		return;
 	/* Cycles are time, not an occurrence: route them through the clock. */
 	if (event == DPMU_EV_CPU_CYCLES) {
-		dpmu_model_core_cycles(m, core, n);
+		dpmu_model_core_cycles(m, c->id, n);
 		return;
 	}
 	/* SW_INCR happens only through PMSWINC; CHAIN only through overflow. */
-	if (event == DPMU_EV_SW_INCR || event == DPMU_EV_CHAIN)
-		return;
-	struct dpmu_core *c = &m->cores[core];
-	if (!core_running(c))
+	if (event == DPMU_EV_SW_INCR || event == DPMU_EV_CHAIN || !core_running(c))
 		return;
 	if (dpmu_evset_has(c->implemented, event))
 		dpmu_bank_count(&c->pmu, event, n);
-	dpmu_amu_event(c, event, n);
+	if (c->amu.cnten0 | c->amu.cnten1) /* no AMU counter enabled: nothing to count */
+		dpmu_amu_event(c, event, n);
+}
+
+void dpmu_model_core_event(struct dpmu_model *m, unsigned core, uint16_t event, uint64_t n)
+{
+	if (core < m->ncores && n != 0)
+		core_event(m, &m->cores[core], event, n);
+}
+
+void dpmu_model_core_events(struct dpmu_model *m, unsigned core, const uint16_t *events,
+			    const uint64_t *n, size_t count)
+{
+	if (core >= m->ncores)
+		return;
+	struct dpmu_core *c = &m->cores[core];
+	if (!core_running(c))
+		return; /* nothing counts, not even CPU_CYCLES (the clock stops) */
+	/* core_event for each, with what no delivery changes read once: the
+	 * implemented set, the bank, whether an AMU counter is enabled. */
+	const struct dpmu_evset *impl = c->implemented;
+	struct dpmu_bank *b = &c->pmu;
+	bool amu = (c->amu.cnten0 | c->amu.cnten1) != 0;
+	for (size_t i = 0; i < count; i++) {
+		uint16_t event = events[i];
+		uint64_t k = n[i];
+		if (k == 0 || event == DPMU_EV_SW_INCR || event == DPMU_EV_CHAIN)
+			continue;
+		if (event == DPMU_EV_CPU_CYCLES) {
+			dpmu_model_core_cycles(m, core, k);
+			continue;
+		}
+		if (dpmu_evset_has(impl, event))
+			dpmu_bank_count(b, event, k);
+		if (amu)
+			dpmu_amu_event(c, event, k);
+	}
 }
 
 void dpmu_model_cluster_event(struct dpmu_model *m, unsigned cluster, uint16_t event, uint64_t n)
@@ -325,6 +362,39 @@ void dpmu_model_cluster_cycles(struct dpmu_model *m, unsigned cluster, uint64_t 
 	if (dpmu_evset_has(cl->implemented, DPMU_EV_CPU_CYCLES))
 		dpmu_bank_count(&cl->pmu, DPMU_EV_CPU_CYCLES, k);
 	dpmu_bank_cycles(&cl->pmu, k, true);
+}
+
+bool dpmu_model_core_event_live(const struct dpmu_model *m, unsigned core, uint16_t event)
+{
+	if (core >= m->ncores)
+		return false;
+	const struct dpmu_core *c = &m->cores[core];
+	/* The same decisions as dpmu_model_core_event, in the same order. */
+	if (!core_running(c) || event == DPMU_EV_SW_INCR || event == DPMU_EV_CHAIN)
+		return false;
+	if (event == DPMU_EV_CPU_CYCLES)
+		return true; /* the clock: the AMU's constant clock always moves */
+	return (dpmu_evset_has(c->implemented, event) && dpmu_bank_counts(&c->pmu, event)) ||
+	       dpmu_amu_counts(c, event);
+}
+
+bool dpmu_model_cluster_event_live(const struct dpmu_model *m, unsigned cluster,
+				   uint16_t event)
+{
+	if (cluster >= m->nclusters || event == DPMU_EV_CHAIN)
+		return false;
+	const struct dpmu_cluster *cl = &m->clusters[cluster];
+	return dpmu_evset_has(cl->implemented, event) && dpmu_bank_counts(&cl->pmu, event);
+}
+
+uint64_t dpmu_model_core_live_gen(const struct dpmu_model *m, unsigned core)
+{
+	return core < m->ncores ? m->cores[core].live_gen : 0;
+}
+
+uint64_t dpmu_model_cluster_live_gen(const struct dpmu_model *m, unsigned cluster)
+{
+	return cluster < m->nclusters ? m->clusters[cluster].live_gen : 0;
 }
 
 bool dpmu_model_core_irq(const struct dpmu_model *m, unsigned core)

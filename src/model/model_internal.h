@@ -87,6 +87,9 @@ struct dpmu_bank {
 	/* The delivery loop's index: active event counters by the low byte of
 	 * their event number (candidates; the full number is compared). */
 	uint32_t by_low[256];
+	/* Event numbers of the active counters when `active` was last
+	 * computed: tells dpmu_bank_update_active whether what counts changed. */
+	uint16_t live_ev[DPMU_BANK_MAX];
 
 	/* Snapshots: PMSSCR.SS starts a capture; the values latch at once
 	 * (and PMSSRR resets apply at once), and become visible in the SVR
@@ -109,9 +112,13 @@ static inline uint32_t dpmu_bank_mask(const struct dpmu_bank *b)
 void dpmu_bank_init(struct dpmu_bank *b, unsigned n, bool ev64, bool has_lp, bool has_lc);
 /* Reset values (Cold reset): everything 0 except what the owner sets. */
 void dpmu_bank_reset(struct dpmu_bank *b);
-/* Recompute `active` after PMCR.E, the enables or `allowed` changed. */
-void dpmu_bank_update_active(struct dpmu_bank *b);
-/* Write the stored PMCR bits; P and C reset the counters. */
+/* Recompute `active` after PMCR.E, the enables or `allowed` changed.
+ * Returns whether the set of (event counter, event number) pairs that
+ * count changed since the last call (the owner's live generation). */
+bool dpmu_bank_update_active(struct dpmu_bank *b);
+/* Write the stored PMCR bits; P and C reset the counters. The caller
+ * refreshes `allowed` and calls dpmu_bank_update_active after it (PMCR.E
+ * decides `active`). */
 void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value);
 /* The caller refreshes `allowed` and calls dpmu_bank_update_active after
  * it (the filter and the delivery index follow the new event). */
@@ -119,11 +126,38 @@ void dpmu_bank_write_evtyper(struct dpmu_bank *b, unsigned i, uint32_t value);
 /* Counter values as software reads them (32-bit counters masked). */
 uint64_t dpmu_bank_read_evcnt(const struct dpmu_bank *b, unsigned i);
 void dpmu_bank_write_evcnt(struct dpmu_bank *b, unsigned i, uint64_t value);
-/* n occurrences of an event: every active counter programmed with it. */
-void dpmu_bank_count(struct dpmu_bank *b, uint16_t event, uint64_t n);
 /* Add n to one counter (which the caller has checked is active): wraps,
- * overflow status, CHAIN into the odd neighbour. */
-void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n);
+ * overflow status, CHAIN into the odd neighbour. Cold: dpmu_bank_count
+ * takes the usual case itself. */
+__attribute__((cold)) void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n);
+/* n occurrences of an event: every active counter programmed with it.
+ * Inline, with the usual case of dpmu_bank_add done here: every delivery
+ * of an event comes through. */
+static inline void dpmu_bank_count(struct dpmu_bank *b, uint16_t event, uint64_t n)
+{
+	/* Most deliveries match no counter: one table load decides that. */
+	uint32_t act = b->by_low[event & 0xff];
+	while (act) {
+		unsigned i = (unsigned)__builtin_ctz(act);
+		act &= act - 1;
+		if (b->ev[i] != event)
+			continue;
+		/* The counter stays below its overflow boundary: bit 63 with
+		 * PMCR.LP = 1 (PMUv3p5), else bit 31 (32-bit counters keep
+		 * bits [31:0] only, so old + n is their value too). */
+		uint64_t old = b->evcnt[i];
+		bool lp = b->ev64 && (b->pmcr & DPMU_PMCR_LP);
+		if (__builtin_expect(lp ? old + n >= old
+					: n <= 0xffffffffu && (old & 0xffffffffu) + n <= 0xffffffffu,
+				     1))
+			b->evcnt[i] = old + n;
+		else
+			dpmu_bank_add(b, i, n);
+	}
+}
+/* Whether an active event counter is programmed with `event`: whether
+ * dpmu_bank_count would change anything. */
+bool dpmu_bank_counts(const struct dpmu_bank *b, uint16_t event);
 /* k clock cycles for the cycle counter; cc_allowed is the PMCCFILTR filter
  * result in the current state. Also advances a pending snapshot. */
 void dpmu_bank_cycles(struct dpmu_bank *b, uint64_t k, bool cc_allowed);
@@ -172,6 +206,11 @@ struct dpmu_core {
 	uint64_t actlr_el2, actlr_el3;  /* CLUSTERPMUEN (DynamIQ) */
 
 	struct dpmu_amu amu;
+
+	/* Bumped whenever dpmu_model_core_event_live may answer differently
+	 * for some event. Never reset (a reset bumps it), so a value a caller
+	 * saw never comes back. */
+	uint64_t live_gen;
 };
 
 struct dpmu_cluster {
@@ -184,6 +223,7 @@ struct dpmu_cluster {
 	bool oslock, doublelock, extauth;
 	bool pmlsr_slk;
 	uint32_t edprsr_sticky;
+	uint64_t live_gen;              /* as dpmu_core.live_gen, for the cluster PMU */
 };
 
 struct dpmu_model {
@@ -237,6 +277,8 @@ void dpmu_pmu_refresh(struct dpmu_core *c);
 /* AMU: reset values, and counting. */
 void dpmu_amu_reset(struct dpmu_core *c, const struct dpmu_profile *p);
 void dpmu_amu_event(struct dpmu_core *c, uint16_t event, uint64_t n);
+/* Whether dpmu_amu_event(c, event, n > 0) would change a counter. */
+bool dpmu_amu_counts(const struct dpmu_core *c, uint16_t event);
 void dpmu_amu_cycles(struct dpmu_core *c, const struct dpmu_profile *p, uint64_t k);
 /* Cluster PMU: reset values and `allowed` mask after an event-type change. */
 void dpmu_clusterpmu_reset(struct dpmu_cluster *cl);

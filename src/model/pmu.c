@@ -183,7 +183,8 @@ void dpmu_pmu_refresh(struct dpmu_core *c)
 	if (c->cc_allowed)
 		allowed |= 1u << DPMU_CC;
 	b->allowed = allowed;
-	dpmu_bank_update_active(b);
+	if (dpmu_bank_update_active(b))
+		c->live_gen++;
 }
 
 void dpmu_pmu_reset(struct dpmu_core *c)
@@ -193,6 +194,8 @@ void dpmu_pmu_reset(struct dpmu_core *c)
 	 * IMP are not state: they come from the core type on every read. */
 	dpmu_bank_reset(&c->pmu);
 	c->pmuserenr = 0;
+	/* The reset bank has forgotten what counted before it. */
+	c->live_gen++;
 	dpmu_pmu_refresh(c);
 }
 

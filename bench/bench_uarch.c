@@ -49,7 +49,7 @@ static int run(const struct dpmu_profile *p, const char *mix, uint64_t span, uns
 		return 1;
 	}
 	struct tally t = { 0 };
-	dpmu_uarch_set_observer(u, observe, &t);
+	dpmu_uarch_set_observer(u, observe, NULL, &t);
 	struct dpmu_insn buf[CHUNK];
 	uint64_t pos[4] = { 0 };
 	/* Warm the caches with one pass of each core's region. */

@@ -119,14 +119,25 @@ void dpmu_uarch_flush_core(struct dpmu_uarch *u, unsigned core);
 #define DPMU_UARCH_BATCH_MAX 65536u
 int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *err);
 
-/* Observer of deliveries: called with every (event, n) handed to the model,
- * after the model has counted it. `cluster` false: index is a core and
- * event a core-PMU event (CPU_CYCLES 0x11 for core cycles); true: index is a
- * cluster and event a cluster-PMU event of its numbering (0x11 for DSU
- * cycles). For tests and tracing; NULL removes it. */
+/* Observer of deliveries: called with every (event, n > 0) the engine
+ * delivers, in delivery order, after the model has counted it. `cluster`
+ * false: index is a core and event a core-PMU event (CPU_CYCLES 0x11 for
+ * core cycles); true: index is a cluster and event a cluster-PMU event of
+ * its numbering (0x11 for DSU cycles). For tests, tracing and per-region
+ * counts; fn NULL removes it.
+ *
+ * `wants` says which (cluster, index, event) the observer needs; NULL
+ * means all of them. The engine hands the model only the events it counts
+ * (dpmu_model_core_event_live) and the observer only those it wants, so an
+ * observer that names its few events keeps delivery cheap. The engine asks
+ * `wants` when it builds its delivery lists: after this call, and again
+ * whenever the model's live generation of that core or cluster moves; the
+ * answer must stay the same in between (register again to change it). */
 typedef void (*dpmu_uarch_observer_fn)(void *ctx, bool cluster, unsigned index, uint16_t event,
 				       uint64_t n);
-void dpmu_uarch_set_observer(struct dpmu_uarch *u, dpmu_uarch_observer_fn fn, void *ctx);
+typedef bool (*dpmu_uarch_wants_fn)(void *ctx, bool cluster, unsigned index, uint16_t event);
+void dpmu_uarch_set_observer(struct dpmu_uarch *u, dpmu_uarch_observer_fn fn,
+			     dpmu_uarch_wants_fn wants, void *ctx);
 
 /* Last problem with the engine's input (a retire on a core the profile does
  * not have, ...), or "no error". */

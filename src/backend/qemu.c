@@ -250,6 +250,17 @@ static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uin
 		q->region[q->core_stack[index][d]].ev[col] += n;
 }
 
+/* The deliveries observe() uses: core events a region column counts. The
+ * engine asks while it builds its delivery lists, which it first does when
+ * a core has retired something: after dpmu_qemu_set_region_events, which
+ * comes before the run (qemu.h), so the answer does not change later. */
+static bool wants(void *ctx, bool cluster, unsigned index, uint16_t event)
+{
+	const struct qemu_be *q = ctx;
+	(void)index;
+	return !cluster && q->evmap && q->evmap[event] >= 0;
+}
+
 static int region_index(struct qemu_be *q, uint32_t name)
 {
 	for (unsigned i = 0; i < q->nregion; i++)
@@ -1379,7 +1390,7 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		qemu_destroy(&q->b);
 		return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
 	}
-	dpmu_uarch_set_observer(q->uarch, observe, q);
+	dpmu_uarch_set_observer(q->uarch, observe, wants, q);
 	dpmu_regio_model_init(&q->rm, q->model, flush_engine, q->uarch);
 	rc = dpmu_drv_create(&q->rm.io, &q->b.drv, err);
 	if (rc) {

@@ -85,12 +85,17 @@ static const struct derive_row derive_table[] = {
 #undef D1
 #undef D2
 
-void dpmu_uev_derive(uint64_t pend[DPMU_UEV_COUNT])
+unsigned dpmu_uev_sources(enum dpmu_uev e, enum dpmu_uev src[2])
 {
 	for (size_t i = 0; i < sizeof derive_table / sizeof derive_table[0]; i++) {
 		const struct derive_row *r = &derive_table[i];
-		pend[r->ev] += pend[r->a] + (r->b < DPMU_UEV_COUNT ? pend[r->b] : 0);
+		if (r->ev != e)
+			continue;
+		src[0] = r->a;
+		src[1] = r->b;
+		return r->b < DPMU_UEV_COUNT ? 2 : 1;
 	}
+	return 0;
 }
 
 /*

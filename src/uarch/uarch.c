@@ -19,11 +19,21 @@
 
 #define EV(c, name) ((c)->pend[DPMU_UEV_##name]++)
 
+/* BUS_CYCLES (Arm ARM D17): the core's bus clock, delivered with time. */
+#define EV_BUS_CYCLES 0x1Du
+
 __extension__ typedef unsigned __int128 dpmu_u128;
 
 static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
 {
-	return d ? (uint64_t)((dpmu_u128)a * b / d) : 0;
+	uint64_t p;
+	if (!d)
+		return 0;
+	/* Most products fit in 64 bits: the same quotient without a 128-bit
+	 * division (every delivery converts a core's time to DSU cycles). */
+	if (!__builtin_mul_overflow(a, b, &p))
+		return p / d;
+	return (uint64_t)((dpmu_u128)a * b / d);
 }
 
 static int cache_init(struct dpmu_ucache *ch, const char *who, const char *level,
@@ -272,10 +282,17 @@ int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *
 	return 0;
 }
 
-void dpmu_uarch_set_observer(struct dpmu_uarch *u, dpmu_uarch_observer_fn fn, void *ctx)
+void dpmu_uarch_set_observer(struct dpmu_uarch *u, dpmu_uarch_observer_fn fn,
+			     dpmu_uarch_wants_fn wants, void *ctx)
 {
 	u->observer = fn;
+	u->observer_wants = wants;
 	u->observer_ctx = ctx;
+	/* The delivery lists name what the observer wants: build them again. */
+	for (unsigned i = 0; i < u->ncores; i++)
+		u->cores[i].live_ok = false;
+	for (unsigned i = 0; i < u->nclusters; i++)
+		u->clusters[i].live_ok = false;
 }
 
 const char *dpmu_uarch_errmsg(const struct dpmu_uarch *u)
@@ -285,52 +302,89 @@ const char *dpmu_uarch_errmsg(const struct dpmu_uarch *u)
 
 /* ---- delivery ---------------------------------------------------------------- */
 
-/* DSU clock cycles that have passed for a core: its time at the DSU clock. */
-static uint64_t core_dsu_cycles(const struct dpmu_uarch *u, const struct dpmu_ucore *c)
+/* DSU clock cycles that have passed for a core: its time at the DSU clock.
+ * Remembered for the core's current time, since every delivery to the
+ * cluster asks it of every core and most have not moved. */
+static uint64_t core_dsu_cycles(const struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
-	return muldiv(dpmu_ucore_cycles(c), u->clusters[c->cluster].params->freq_hz, c->type->freq_hz);
+	/* Keyed on the clock's two parts: no division to find it unchanged. */
+	if (c->work_milli != c->dsu_work || c->stall_cycles != c->dsu_stall) {
+		c->dsu_work = c->work_milli;
+		c->dsu_stall = c->stall_cycles;
+		c->dsu_cycles = muldiv(dpmu_ucore_cycles(c), u->clusters[c->cluster].params->freq_hz,
+				       c->type->freq_hz);
+	}
+	return c->dsu_cycles;
 }
 
-static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
+static bool observer_wants(const struct dpmu_uarch *u, bool cluster, unsigned index,
+			   uint16_t event)
 {
-	for (unsigned e = 0; e < DPMU_CEV_COUNT; e++) {
-		uint64_t n = cl->pend[e];
-		if (!n)
+	return u->observer &&
+	       (!u->observer_wants || u->observer_wants(u->observer_ctx, cluster, index, event));
+}
+
+/* The core's delivery list for the model's current configuration, in the
+ * order a scan of every pending count would deliver them. Rare (after a
+ * configuration change): kept out of the delivery path's code. */
+__attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, struct dpmu_ucore *c)
+{
+	c->live_gen = dpmu_model_core_live_gen(u->model, c->id);
+	c->live_ok = true;
+	c->nlive = 0;
+	c->any_obs = false;
+	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++) {
+		struct dpmu_live l;
+		uint16_t code;
+		if (e < DPMU_UEV_COUNT) {
+			enum dpmu_uev src[2] = { DPMU_UEV_COUNT, DPMU_UEV_COUNT };
+			dpmu_uev_sources((enum dpmu_uev)e, src);
+			code = dpmu_uev_code((enum dpmu_uev)e);
+			l = (struct dpmu_live){ &c->pend[e], &c->pend[src[0]], &c->pend[src[1]], 0,
+						false };
+		} else {
+			unsigned i = e - DPMU_UEV_COUNT;
+			code = c->icode[i];
+			if (code == DPMU_UEV_NONE)
+				continue;
+			l = (struct dpmu_live){ &c->ipend[i], &c->ipend[DPMU_IEV_COUNT],
+						&c->ipend[DPMU_IEV_COUNT], 0, false };
+		}
+		l.to_model = dpmu_model_core_event_live(u->model, c->id, code) ? ~0ull : 0;
+		l.to_obs = observer_wants(u, false, c->id, code);
+		if (!l.to_model && !l.to_obs)
 			continue;
-		cl->pend[e] = 0;
+		c->any_obs |= l.to_obs;
+		c->live_code[c->nlive] = code;
+		c->live[c->nlive++] = l;
+	}
+	c->cyc_obs = observer_wants(u, false, c->id, DPMU_EV_CPU_CYCLES);
+	c->bus_model = dpmu_model_core_event_live(u->model, c->id, EV_BUS_CYCLES);
+	c->bus_obs = observer_wants(u, false, c->id, EV_BUS_CYCLES);
+}
+
+__attribute__((noinline, cold)) static void cluster_lists(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
+{
+	cl->live_gen = dpmu_model_cluster_live_gen(u->model, cl->id);
+	cl->live_ok = true;
+	cl->nlive = cl->nolive = 0;
+	for (unsigned e = 0; e < DPMU_CEV_COUNT; e++) {
 		uint16_t code = cl->codes[e];
 		if (code == DPMU_UEV_NONE)
 			continue;
-		dpmu_model_cluster_event(u->model, cl->id, code, n);
-		if (u->observer)
-			u->observer(u->observer_ctx, true, cl->id, code, n);
+		if (dpmu_model_cluster_event_live(u->model, cl->id, code))
+			cl->live[cl->nlive++] = (uint8_t)e;
+		if (observer_wants(u, true, cl->id, code))
+			cl->olive[cl->nolive++] = (uint8_t)e;
 	}
-	/* The DSU clock runs with simulated time: the cluster's time is the
-	 * furthest any of its cores has got. */
-	uint64_t t = cl->dsu_delivered;
-	for (unsigned k = 0; k < cl->ncores; k++) {
-		uint64_t d = core_dsu_cycles(u, &u->cores[cl->first_core + k]);
-		if (d > t)
-			t = d;
-	}
-	uint64_t k = t - cl->dsu_delivered;
-	if (!k)
-		return;
-	cl->dsu_delivered = t;
-	dpmu_model_cluster_cycles(u->model, cl->id, k);
-	if (u->observer)
-		u->observer(u->observer_ctx, true, cl->id, DPMU_EV_CPU_CYCLES, k);
+	cl->cyc_obs = observer_wants(u, true, cl->id, DPMU_EV_CPU_CYCLES);
 	uint16_t bc = cl->codes[DPMU_CEV_BUS_CYCLES];
-	if (bc != DPMU_UEV_NONE) {
-		dpmu_model_cluster_event(u->model, cl->id, bc, k);
-		if (u->observer)
-			u->observer(u->observer_ctx, true, cl->id, bc, k);
-	}
+	cl->bc_model = bc != DPMU_UEV_NONE && dpmu_model_cluster_event_live(u->model, cl->id, bc);
+	cl->bc_obs = bc != DPMU_UEV_NONE && observer_wants(u, true, cl->id, bc);
 }
 
-/* Whether n counts are all zero: one OR pass the compiler vectorises, far
- * cheaper than deriving and scanning event by event. */
-static bool none_pending(const uint64_t *p, unsigned n)
+/* Whether n counts are all zero: one OR pass the compiler vectorises. */
+static inline bool none_pending(const uint64_t *p, unsigned n)
 {
 	uint64_t any = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -338,53 +392,108 @@ static bool none_pending(const uint64_t *p, unsigned n)
 	return any == 0;
 }
 
+static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
+{
+	/* The DSU clock runs with simulated time: the cluster's time is the
+	 * furthest any of its cores has got. */
+	uint64_t t = cl->dsu_delivered;
+	struct dpmu_ucore *c = &u->cores[cl->first_core], *end = c + cl->ncores;
+	for (; c < end; c++) {
+		uint64_t d = core_dsu_cycles(u, c);
+		if (d > t)
+			t = d;
+	}
+	uint64_t k = t - cl->dsu_delivered;
+	if (!k && none_pending(cl->pend, DPMU_CEV_COUNT))
+		return;
+	if (!cl->live_ok || cl->live_gen != dpmu_model_cluster_live_gen(u->model, cl->id))
+		cluster_lists(u, cl);
+	/* Only what the model counts and what the observer wants: any other
+	 * count would change nothing, and is dropped with the rest. */
+	for (unsigned i = 0; i < cl->nlive; i++) {
+		uint64_t n = cl->pend[cl->live[i]];
+		if (n)
+			dpmu_model_cluster_event(u->model, cl->id, cl->codes[cl->live[i]], n);
+	}
+	for (unsigned i = 0; i < cl->nolive; i++) {
+		uint64_t n = cl->pend[cl->olive[i]];
+		if (n)
+			u->observer(u->observer_ctx, true, cl->id, cl->codes[cl->olive[i]], n);
+	}
+	memset(cl->pend, 0, sizeof cl->pend);
+	if (!k)
+		return;
+	cl->dsu_delivered = t;
+	dpmu_model_cluster_cycles(u->model, cl->id, k);
+	if (cl->cyc_obs)
+		u->observer(u->observer_ctx, true, cl->id, DPMU_EV_CPU_CYCLES, k);
+	uint16_t bc = cl->codes[DPMU_CEV_BUS_CYCLES];
+	if (cl->bc_model)
+		dpmu_model_cluster_event(u->model, cl->id, bc, k);
+	if (cl->bc_obs)
+		u->observer(u->observer_ctx, true, cl->id, bc, k);
+}
+
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
-	/* A flush of every core (each monitor tick) finds most cores idle:
-	 * nothing to derive or deliver but the clocks. */
-	bool idle = none_pending(c->pend, DPMU_UEV_COUNT);
-	if (!idle)
-		dpmu_uev_derive(c->pend);
-	for (unsigned e = 0; !idle && e < DPMU_UEV_COUNT; e++) {
-		uint64_t n = c->pend[e];
-		if (!n)
-			continue;
-		c->pend[e] = 0;
-		uint16_t code = dpmu_uev_code((enum dpmu_uev)e);
-		dpmu_model_core_event(u->model, c->id, code, n);
-		if (u->observer)
-			u->observer(u->observer_ctx, false, c->id, code, n);
-	}
-	bool iidle = none_pending(c->ipend, DPMU_IEV_COUNT);
-	for (unsigned e = 0; !iidle && e < DPMU_IEV_COUNT; e++) {
-		uint64_t n = c->ipend[e];
-		if (!n)
-			continue;
-		c->ipend[e] = 0;
-		if (c->icode[e] == DPMU_UEV_NONE)
-			continue;
-		dpmu_model_core_event(u->model, c->id, c->icode[e], n);
-		if (u->observer)
-			u->observer(u->observer_ctx, false, c->id, c->icode[e], n);
-	}
+	c->since_flush = 0;
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
-	if (k) {
-		c->cycles_delivered = now;
-		dpmu_model_core_cycles(u->model, c->id, k);
-		if (u->observer)
-			u->observer(u->observer_ctx, false, c->id, DPMU_EV_CPU_CYCLES, k);
+	/* A flush of every core (each monitor tick) finds most cores idle:
+	 * nothing to deliver, not even the clocks. A core that retired
+	 * anything has INST_RETIRED pending, so no scan is needed then. */
+	bool idle = c->pend[DPMU_UEV_INST_RETIRED] == 0 && none_pending(c->pend, DPMU_UEV_COUNT) &&
+		    none_pending(c->ipend, DPMU_IEV_COUNT);
+	if (idle && !k)
+		return;
+	if (!c->live_ok || c->live_gen != dpmu_model_core_live_gen(u->model, c->id))
+		core_lists(u, c);
+	/* Only what the model counts and what the observer wants, derived
+	 * events summed from their sources here: any other count would change
+	 * nothing, and is dropped with the rest. */
+	if (!idle) {
+		uint64_t n[DPMU_UEV_COUNT + DPMU_IEV_COUNT], to_model[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
+		for (unsigned i = 0; i < c->nlive; i++) {
+			const struct dpmu_live *l = &c->live[i];
+			n[i] = *l->p + *l->a + *l->b;
+			to_model[i] = n[i] & l->to_model; /* 0: the model skips it */
+		}
+		dpmu_model_core_events(u->model, c->id, c->live_code, to_model, c->nlive);
+		for (unsigned i = 0, nl = c->any_obs ? c->nlive : 0; i < nl; i++)
+			if (c->live[i].to_obs && n[i])
+				u->observer(u->observer_ctx, false, c->id, c->live_code[i], n[i]);
+		memset(c->pend, 0, sizeof c->pend);
+		memset(c->ipend, 0, sizeof c->ipend);
 	}
-	/* BUS_CYCLES: the core's bus to the DSU runs at the DSU clock. */
+	if (!k)
+		return;
+	uint64_t before = c->cycles_delivered;
+	c->cycles_delivered = now;
+	dpmu_model_core_cycles(u->model, c->id, k);
+	if (c->cyc_obs)
+		u->observer(u->observer_ctx, false, c->id, DPMU_EV_CPU_CYCLES, k);
+	/* BUS_CYCLES: the core's bus to the DSU runs at the DSU clock; the
+	 * count is the DSU cycles since the last delivery. While nothing
+	 * takes it, the engine does not keep that time up to date, and
+	 * works out where it was when something takes it again. */
+	if (!c->bus_model && !c->bus_obs) {
+		c->bus_stale = true;
+		return;
+	}
+	if (c->bus_stale) {
+		c->bus_delivered =
+			muldiv(before, u->clusters[c->cluster].params->freq_hz, c->type->freq_hz);
+		c->bus_stale = false;
+	}
 	uint64_t bus = core_dsu_cycles(u, c);
 	if (bus > c->bus_delivered) {
 		uint64_t b = bus - c->bus_delivered;
 		c->bus_delivered = bus;
-		dpmu_model_core_event(u->model, c->id, 0x1D, b);
-		if (u->observer)
-			u->observer(u->observer_ctx, false, c->id, 0x1D, b);
+		if (c->bus_model)
+			dpmu_model_core_event(u->model, c->id, EV_BUS_CYCLES, b);
+		if (c->bus_obs)
+			u->observer(u->observer_ctx, false, c->id, EV_BUS_CYCLES, b);
 	}
-	c->since_flush = 0;
 }
 
 void dpmu_uarch_flush_core(struct dpmu_uarch *u, unsigned core)
@@ -399,10 +508,28 @@ void dpmu_uarch_flush(struct dpmu_uarch *u)
 {
 	if (!u)
 		return;
-	for (unsigned i = 0; i < u->ncores; i++)
-		deliver_core(u, &u->cores[i]);
+	/* The driver flushes before every register access, dozens of times
+	 * in a row while nothing runs. After a full flush nothing is pending;
+	 * what becomes pending comes from retired instructions, each of which
+	 * moves its core's clock (it costs at least one milli-cycle of work,
+	 * docs/events.md "Timing"). So with no clock moved since the last
+	 * full flush, this one would deliver nothing. */
+	bool quiet = u->flushed;
+	for (unsigned i = 0; quiet && i < u->ncores; i++) {
+		const struct dpmu_ucore *c = &u->cores[i];
+		quiet = c->work_milli == c->flush_work && c->stall_cycles == c->flush_stall;
+	}
+	if (quiet)
+		return;
+	for (unsigned i = 0; i < u->ncores; i++) {
+		struct dpmu_ucore *c = &u->cores[i];
+		deliver_core(u, c);
+		c->flush_work = c->work_milli;
+		c->flush_stall = c->stall_cycles;
+	}
 	for (unsigned i = 0; i < u->nclusters; i++)
 		deliver_cluster(u, &u->clusters[i]);
+	u->flushed = true;
 }
 
 /* ---- the retire loop ---------------------------------------------------------- */

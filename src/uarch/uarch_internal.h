@@ -125,9 +125,11 @@ enum dpmu_cev {
 
 /* Events that are sums of others (LD_RETIRED = LD_SPEC, L1D_CACHE =
  * L1D_CACHE_RD + L1D_CACHE_WR, ...) are not counted on the hot path but
- * computed at delivery: adds them to pend[] from the events they sum. The
- * engine never counts a derived event directly. */
-void dpmu_uev_derive(uint64_t pend[DPMU_UEV_COUNT]);
+ * computed at delivery, and only when something counts them. Returns how
+ * many events `e` sums (0: the engine counts it itself) and stores them in
+ * src; the summed events are never derived themselves, so a delivery adds
+ * pend[] of the sources to pend[e] (which the engine leaves 0). */
+unsigned dpmu_uev_sources(enum dpmu_uev e, enum dpmu_uev src[2]);
 const char *dpmu_uev_name(enum dpmu_uev e);
 uint16_t dpmu_uev_code(enum dpmu_uev e);
 /* Code of a cluster happening in a numbering, resolved against the cluster's
@@ -247,6 +249,17 @@ struct dpmu_ucache {
 	struct dpmu_pf_entry *pf;  /* stride table, or NULL */
 };
 
+/* One entry of a core's delivery list: the count is *p + *a + *b, p the
+ * pending count of the event, a and b those of the events a derived event
+ * sums (else the array's zero slot); the model takes count & to_model (all
+ * ones or 0), the observer the count if to_obs. A list belongs to one core
+ * and points into its arrays. */
+struct dpmu_live {
+	const uint64_t *p, *a, *b;
+	uint64_t to_model;
+	bool to_obs;
+};
+
 struct dpmu_ucore {
 	unsigned id, cluster;
 	const struct dpmu_core_type *type;
@@ -266,15 +279,33 @@ struct dpmu_ucore {
 	uint64_t last_dvpn;        /* page of the last data access + 1 (0: none) */
 	int l1d_mru;               /* L1D slot of the last data access, or -1 */
 
-	/* batched delivery */
-	uint64_t pend[DPMU_UEV_COUNT];
-	uint64_t ipend[DPMU_IEV_COUNT];
+	/* batched delivery; pend[DPMU_UEV_COUNT] and ipend[DPMU_IEV_COUNT] stay
+	 * 0 (what a delivery-list entry sums when it has fewer sources) */
+	uint64_t pend[DPMU_UEV_COUNT + 1];
+	uint64_t ipend[DPMU_IEV_COUNT + 1];
 	uint16_t icode[DPMU_IEV_COUNT];
 	uint32_t tlb_stall;        /* the translation part of the last access's wait */
 	uint64_t rem_ld_cache, rem_ld_tlb; /* load stall cycles not yet divided by MLP */
 	uint64_t cycles_delivered;
 	uint64_t bus_delivered;    /* BUS_CYCLES delivered (DSU clock) */
+	/* The core's time in DSU cycles (dsu_cycles) when its clock read
+	 * dsu_work, dsu_stall */
+	uint64_t dsu_work, dsu_stall, dsu_cycles;
 	uint32_t since_flush;      /* instructions since the last delivery */
+
+	/* The delivery list, in pend then ipend order: the events the model
+	 * counts or the observer wants, their numbers in live_code. Valid
+	 * while live_ok and the model's live generation is live_gen. */
+	struct dpmu_live live[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
+	uint16_t live_code[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
+	unsigned nlive;
+	bool any_obs;              /* some entry goes to the observer */
+	bool cyc_obs;              /* the observer wants the core clock (CPU_CYCLES) */
+	bool bus_model, bus_obs;   /* BUS_CYCLES goes to the model / the observer */
+	bool bus_stale;            /* bus_delivered lags: BUS_CYCLES went nowhere */
+	bool live_ok;
+	uint64_t live_gen;
+	uint64_t flush_work, flush_stall; /* the clock at the last full flush */
 };
 
 #define DPMU_DRAM_EPOCHS 256
@@ -290,6 +321,13 @@ struct dpmu_ucluster {
 	uint16_t codes[DPMU_CEV_COUNT];
 	uint64_t pend[DPMU_CEV_COUNT];
 	uint64_t dsu_delivered;    /* DSU cycles delivered */
+	/* The delivery lists, as the core's: indices into pend[] */
+	uint8_t live[DPMU_CEV_COUNT], olive[DPMU_CEV_COUNT];
+	unsigned nlive, nolive;
+	bool cyc_obs;              /* the observer wants the DSU clock (CPU_CYCLES) */
+	bool bc_model, bc_obs;     /* the BUS_CYCLES event goes to the model / observer */
+	bool live_ok;
+	uint64_t live_gen;
 };
 
 struct dpmu_uarch {
@@ -306,7 +344,9 @@ struct dpmu_uarch {
 	uint64_t dram_bytes[DPMU_DRAM_EPOCHS];
 	uint64_t dram_epoch_cap;   /* bytes one epoch can carry */
 
+	bool flushed;              /* a full flush has been made (flush_work valid) */
 	dpmu_uarch_observer_fn observer;
+	dpmu_uarch_wants_fn observer_wants;
 	void *observer_ctx;
 	struct dpmu_err err;
 };

@@ -414,7 +414,7 @@ static void bad_input_is_refused_with_a_message(void **state)
 	f->p->clusters[0].ncores = 4; /* the model has 8 */
 	f->p->clusters[0].ncores = 8;
 	assert_int_equal(dpmu_uarch_create(f->m, f->p, &f->u, &err), 0);
-	dpmu_uarch_set_observer(f->u, observe, f);
+	dpmu_uarch_set_observer(f->u, observe, NULL, f);
 	assert_string_equal(dpmu_uarch_errmsg(f->u), "no error");
 	struct dpmu_insn in = other(0, 0);
 	dpmu_uarch_retire(f->u, 99, &in, 1);

@@ -76,7 +76,7 @@ static inline void fx_start(struct fx *f)
 		fail_msg("model: %s", dpmu_errmsg(&err));
 	if (dpmu_uarch_create(f->m, f->p, &f->u, &err) != 0)
 		fail_msg("engine: %s", dpmu_errmsg(&err));
-	dpmu_uarch_set_observer(f->u, observe, f);
+	dpmu_uarch_set_observer(f->u, observe, NULL, f);
 }
 
 static inline struct fx *fx_new(void)

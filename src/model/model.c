@@ -324,9 +324,10 @@ void dpmu_model_core_events(struct dpmu_model *m, unsigned core, const uint16_t 
 	struct dpmu_core *c = &m->cores[core];
 	if (!core_running(c))
 		return; /* nothing counts, not even CPU_CYCLES (the clock stops) */
-	/* core_event for each, with what no delivery changes read once: the
-	 * implemented set, the bank, whether an AMU counter is enabled. */
-	const struct dpmu_evset *impl = c->implemented;
+	/* core_event for each, with what no delivery changes read once. The
+	 * implemented-event check is left out: an active counter's event is
+	 * always one the core implements (dpmu_pmu_refresh), so the bank
+	 * counts nothing else either way. */
 	struct dpmu_bank *b = &c->pmu;
 	bool amu = (c->amu.cnten0 | c->amu.cnten1) != 0;
 	for (size_t i = 0; i < count; i++) {
@@ -338,8 +339,7 @@ void dpmu_model_core_events(struct dpmu_model *m, unsigned core, const uint16_t 
 			dpmu_model_core_cycles(m, core, k);
 			continue;
 		}
-		if (dpmu_evset_has(impl, event))
-			dpmu_bank_count(b, event, k);
+		dpmu_bank_count(b, event, k);
 		if (amu)
 			dpmu_amu_event(c, event, k);
 	}

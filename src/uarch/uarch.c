@@ -307,10 +307,11 @@ const char *dpmu_uarch_errmsg(const struct dpmu_uarch *u)
  * cluster asks it of every core and most have not moved. */
 static uint64_t core_dsu_cycles(const struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
-	/* Keyed on the clock's two parts: no division to find it unchanged. */
-	if (c->work_milli != c->dsu_work || c->stall_cycles != c->dsu_stall) {
-		c->dsu_work = c->work_milli;
-		c->dsu_stall = c->stall_cycles;
+	/* Keyed on the sum of the clock's two parts, which only grow: the sum
+	 * is unchanged exactly when both are, and no division finds it so. */
+	uint64_t key = c->work_milli + c->stall_cycles;
+	if (key != c->dsu_key) {
+		c->dsu_key = key;
 		c->dsu_cycles = muldiv(dpmu_ucore_cycles(c), u->clusters[c->cluster].params->freq_hz,
 				       c->type->freq_hz);
 	}
@@ -333,6 +334,7 @@ __attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, str
 	c->live_ok = true;
 	c->nlive = 0;
 	c->any_obs = false;
+	c->all_model = true;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++) {
 		struct dpmu_live l;
 		uint16_t code;
@@ -355,6 +357,7 @@ __attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, str
 		if (!l.to_model && !l.to_obs)
 			continue;
 		c->any_obs |= l.to_obs;
+		c->all_model &= l.to_model != 0;
 		c->live_code[c->nlive] = code;
 		c->live[c->nlive++] = l;
 	}
@@ -456,9 +459,15 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 		for (unsigned i = 0; i < c->nlive; i++) {
 			const struct dpmu_live *l = &c->live[i];
 			n[i] = *l->p + *l->a + *l->b;
-			to_model[i] = n[i] & l->to_model; /* 0: the model skips it */
 		}
-		dpmu_model_core_events(u->model, c->id, c->live_code, to_model, c->nlive);
+		/* What the model takes: 0 for what only the observer wants. */
+		const uint64_t *mn = n;
+		if (!c->all_model) {
+			for (unsigned i = 0; i < c->nlive; i++)
+				to_model[i] = n[i] & c->live[i].to_model;
+			mn = to_model;
+		}
+		dpmu_model_core_events(u->model, c->id, c->live_code, mn, c->nlive);
 		for (unsigned i = 0, nl = c->any_obs ? c->nlive : 0; i < nl; i++)
 			if (c->live[i].to_obs && n[i])
 				u->observer(u->observer_ctx, false, c->id, c->live_code[i], n[i]);

@@ -288,9 +288,9 @@ struct dpmu_ucore {
 	uint64_t rem_ld_cache, rem_ld_tlb; /* load stall cycles not yet divided by MLP */
 	uint64_t cycles_delivered;
 	uint64_t bus_delivered;    /* BUS_CYCLES delivered (DSU clock) */
-	/* The core's time in DSU cycles (dsu_cycles) when its clock read
-	 * dsu_work, dsu_stall */
-	uint64_t dsu_work, dsu_stall, dsu_cycles;
+	/* The core's time in DSU cycles (dsu_cycles) when work_milli +
+	 * stall_cycles was dsu_key */
+	uint64_t dsu_key, dsu_cycles;
 	uint32_t since_flush;      /* instructions since the last delivery */
 
 	/* The delivery list, in pend then ipend order: the events the model
@@ -300,6 +300,7 @@ struct dpmu_ucore {
 	uint16_t live_code[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
 	unsigned nlive;
 	bool any_obs;              /* some entry goes to the observer */
+	bool all_model;            /* every entry goes to the model */
 	bool cyc_obs;              /* the observer wants the core clock (CPU_CYCLES) */
 	bool bus_model, bus_obs;   /* BUS_CYCLES goes to the model / the observer */
 	bool bus_stale;            /* bus_delivered lags: BUS_CYCLES went nowhere */

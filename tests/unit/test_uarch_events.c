@@ -1,8 +1,10 @@
 /*
  * The engine's events and their delivery: instruction-class events, the
  * stall invariant, both DSU numberings, batching (reads after a flush are
- * exact; overflow-interrupt skid bounded by the batch, docs/events.md),
- * simulated time and the DSU clock, determinism, and input validation.
+ * exact; overflow-interrupt skid bounded by the batch; what is pending
+ * counts on what is programmed at delivery, docs/events.md), the
+ * observer's choice of events, simulated time and the DSU clock,
+ * determinism, and input validation.
  * Counts are read back through the model's system registers where the
  * rule is about what software sees.
  */
@@ -381,6 +383,182 @@ static void a55_split_events_add_up_to_the_totals(void **state)
 	fx_free(f);
 }
 
+/* What is pending at delivery counts on what is programmed then
+ * (docs/events.md, "Delivery and skid"): counters set up after the events
+ * happened, or started by PMCR.E / CLUSTERPMCR.E then, count them when they
+ * are delivered, exactly as counters set up before; counters stopped before
+ * the delivery count none of them. Core PMU (an event the engine counts,
+ * derived ones, a Cortex-A55 implementation-defined one, BUS_CYCLES, the
+ * cycle counter), an AMU counter and a cluster PMU counter. */
+#define PMCNTENCLR_EL0 DPMU_SYSREG(3, 3, 9, 12, 2)
+#define PMCCNTR_EL0 DPMU_SYSREG(3, 3, 9, 13, 0)
+#define AMCNTENCLR0_EL0 DPMU_SYSREG(3, 3, 13, 2, 4)
+#define AMEVCNTR02_EL0 DPMU_SYSREG(3, 3, 13, 4, 2)
+#define CLUSTERPMCNTENCLR DPMU_SYSREG(3, 0, 15, 5, 2)
+
+enum pending_when { SET_BEFORE, SET_AFTER, STARTED_AFTER, STOPPED_AFTER };
+
+static const uint16_t pending_ev[6] = { INST_RETIRED, L1D_CACHE, MEM_ACCESS, 0xC9 /* BR_COND_PRED */,
+					STALL_BACKEND, BUS_CYCLES };
+
+static void amu_enable(struct fx *f, unsigned core, uint32_t enc)
+{
+	struct dpmu_err err;
+	assert_int_equal(dpmu_model_set_el(f->m, core, 3, DPMU_SECURE, &err), 0);
+	wr(f, core, enc, 1u << 2); /* group-0 counter 2: INST_RETIRED */
+	assert_int_equal(dpmu_model_set_el(f->m, core, 1, DPMU_NONSECURE, &err), 0);
+}
+
+/* Everything but the global enables, then those (when `start`). */
+static void pending_program(struct fx *f, bool start)
+{
+	for (unsigned i = 0; i < 6; i++)
+		wr(f, 4, PMEVTYPER(i), pending_ev[i]);
+	wr(f, 4, PMCNTENSET_EL0, 0x3fu | (1u << 31));
+	wr(f, 0, CLUSTERPMSELR, 0);
+	wr(f, 0, CLUSTERPMXEVTYPER, 0x2B); /* L3D_CACHE */
+	wr(f, 0, CLUSTERPMCNTENSET, 1);
+	if (start) {
+		wr(f, 4, PMCR_EL0, 1);
+		wr(f, 0, CLUSTERPMCR, 1);
+		amu_enable(f, 4, AMCNTENSET0_EL0);
+	}
+}
+
+/* The 6 event counters, the cycle counter, AMEVCNTR02, cluster counter 0. */
+static void pending_read(struct fx *f, uint64_t v[9])
+{
+	for (unsigned i = 0; i < 6; i++)
+		v[i] = counter(f, 4, i);
+	v[6] = rd(f, 4, PMCCNTR_EL0);
+	v[7] = rd(f, 4, AMEVCNTR02_EL0);
+	wr(f, 0, CLUSTERPMSELR, 0);
+	v[8] = rd(f, 0, CLUSTERPMXEVCNTR);
+}
+
+/* What the counters gained from 200 instructions left pending while the
+ * programming changed. A first delivered run makes the engine settle on
+ * what counts before the change. */
+static void pending_run(enum pending_when when, uint64_t got[9])
+{
+	struct fx *f = fx_new();
+	if (when == STARTED_AFTER)
+		pending_program(f, false);
+	if (when == STOPPED_AFTER)
+		pending_program(f, true);
+	mixed(f, 4, 1000, 3);
+	dpmu_uarch_flush(f->u);
+	if (when == SET_BEFORE)
+		pending_program(f, true);
+	uint64_t base[9];
+	pending_read(f, base);
+	/* Fewer instructions than a batch: all of it is still pending. */
+	uint64_t seen = f->core[4][INST_RETIRED];
+	mixed(f, 4, 200, 17);
+	assert_int_equal(f->core[4][INST_RETIRED], seen);
+	if (when == SET_AFTER)
+		pending_program(f, true);
+	if (when == STARTED_AFTER) {
+		wr(f, 4, PMCR_EL0, 1);
+		wr(f, 0, CLUSTERPMCR, 1);
+		amu_enable(f, 4, AMCNTENSET0_EL0);
+	}
+	if (when == STOPPED_AFTER) {
+		wr(f, 4, PMCNTENCLR_EL0, 0x3fu | (1u << 31));
+		wr(f, 0, CLUSTERPMCNTENCLR, 1);
+		amu_enable(f, 4, AMCNTENCLR0_EL0);
+	}
+	dpmu_uarch_flush(f->u);
+	assert_int_equal(f->core[4][INST_RETIRED], seen + 200);
+	pending_read(f, got);
+	for (unsigned i = 0; i < 9; i++)
+		got[i] -= base[i];
+	fx_free(f);
+}
+
+static void counters_programmed_while_events_are_pending_count_them(void **state)
+{
+	(void)state;
+	uint64_t before[9], after[9], started[9], stopped[9];
+	pending_run(SET_BEFORE, before);
+	pending_run(SET_AFTER, after);
+	pending_run(STARTED_AFTER, started);
+	pending_run(STOPPED_AFTER, stopped);
+	for (unsigned i = 0; i < 9; i++) {
+		print_message("counter %u: set before %llu, set after %llu, started after %llu, "
+			      "stopped after %llu\n",
+			      i, (unsigned long long)before[i], (unsigned long long)after[i],
+			      (unsigned long long)started[i], (unsigned long long)stopped[i]);
+		assert_true(before[i] > 0);
+		assert_int_equal(after[i], before[i]);
+		assert_int_equal(started[i], before[i]);
+		assert_int_equal(stopped[i], 0);
+	}
+	assert_int_equal(before[0], 200);
+	assert_int_equal(before[7], 200);
+}
+
+/* The observer sees exactly the (cluster, index, event) its wants function
+ * names, whatever the model counts; the model counts the same whatever the
+ * observer wants; registering again asks again. */
+static unsigned wants_asked[2];
+
+static bool wants_few(void *ctx, bool cluster, unsigned index, uint16_t event)
+{
+	(void)ctx;
+	wants_asked[cluster]++;
+	if (cluster)
+		return index == 0 && event == 0x2B;
+	return index == 4 && (event == INST_RETIRED || event == L1D_CACHE || event == 0xC9 ||
+			      event == CPU_CYCLES);
+}
+
+static bool wanted(bool cluster, unsigned index, unsigned slot)
+{
+	if (cluster)
+		return slot == cl_slot(0x2B) && index == 0;
+	return wants_few(NULL, false, index, (uint16_t)slot);
+}
+
+static void observer_gets_only_the_events_it_wants(void **state)
+{
+	(void)state;
+	struct fx *all = fx_new(), *few = fx_new();
+	dpmu_uarch_set_observer(few->u, observe, wants_few, few);
+	const uint16_t ev[] = { INST_RETIRED, STALL_BACKEND };
+	program(all, 4, ev, 2);
+	program(few, 4, ev, 2);
+	wants_asked[0] = wants_asked[1] = 0;
+	for (unsigned core = 0; core < 8; core += 4) {
+		mixed(all, core, 3000, 23 + core);
+		mixed(few, core, 3000, 23 + core);
+	}
+	dpmu_uarch_flush(all->u);
+	dpmu_uarch_flush(few->u);
+	assert_true(wants_asked[0] > 0 && wants_asked[1] > 0);
+	for (unsigned core = 0; core < 8; core++)
+		for (unsigned code = 0; code < 256; code++)
+			assert_int_equal(few->core[core][code],
+					 wanted(false, core, code) ? all->core[core][code] : 0);
+	for (unsigned slot = 0; slot < 512; slot++)
+		assert_int_equal(few->cl[0][slot], wanted(true, 0, slot) ? all->cl[0][slot] : 0);
+	/* Wanted though nothing counts it; counted though not wanted. */
+	assert_true(few->core[4][L1D_CACHE] > 0);
+	assert_true(few->core[4][0xC9] > 0);
+	assert_int_equal(few->core[4][STALL_BACKEND], 0);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(counter(few, 4, i), counter(all, 4, i));
+		assert_true(counter(few, 4, i) > 0);
+	}
+	/* NULL: every event again, from the next delivery on. */
+	dpmu_uarch_set_observer(few->u, observe, NULL, few);
+	mixed(few, 4, 1000, 5);
+	dpmu_uarch_flush(few->u);
+	assert_true(few->core[4][STALL_BACKEND] > 0);
+	fx_free(all);
+	fx_free(few);
+}
+
 /* Bad input gets a clear message, never a crash. */
 static void bad_input_is_refused_with_a_message(void **state)
 {
@@ -451,6 +629,8 @@ int main(void)
 		cmocka_unit_test(same_input_gives_same_counts),
 		cmocka_unit_test(time_and_bus_cycles_follow_the_clocks),
 		cmocka_unit_test(a55_split_events_add_up_to_the_totals),
+		cmocka_unit_test(counters_programmed_while_events_are_pending_count_them),
+		cmocka_unit_test(observer_gets_only_the_events_it_wants),
 		cmocka_unit_test(bad_input_is_refused_with_a_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

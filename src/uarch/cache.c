@@ -42,6 +42,7 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->sets = (uint32_t)sets;
 	s->ways = ways;
 	s->shift = log2u(block);
+	s->above_block = ~((uint64_t)block - 1);
 	s->pow2 = is_pow2(sets);
 	s->set_mask = s->pow2 ? s->sets - 1 : 0;
 	s->repl = repl;

@@ -452,32 +452,6 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 	sf_remove(cl, c->id - cl->first_core, blk);
 }
 
-static void stride_train(struct dpmu_ucache *ch, uint64_t pc, uint64_t blk, uint64_t *pf_blk)
-{
-	struct dpmu_pf_entry *e = &ch->pf[(pc >> 2) % DPMU_PF_ENTRIES];
-	*pf_blk = 0;
-	if (e->pc != pc + 1) {
-		e->pc = pc + 1;
-		e->last = blk;
-		e->stride = 0;
-		e->conf = 0;
-		return;
-	}
-	int64_t st = (int64_t)(blk - e->last);
-	if (st == 0)
-		return;
-	if (st == e->stride) {
-		if (e->conf < 3)
-			e->conf++;
-	} else {
-		e->stride = st;
-		e->conf = 0;
-	}
-	e->last = blk;
-	if (e->conf >= 1)
-		*pf_blk = blk + (uint64_t)st;
-}
-
 static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
 			  enum req r, uint8_t *state);
 
@@ -488,7 +462,7 @@ static void l2_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc,
 	if (c->l2.prefetch == DPMU_PREFETCH_NEXT_LINE && demand_miss)
 		pf = blk + 1;
 	else if (c->l2.prefetch == DPMU_PREFETCH_STRIDE)
-		stride_train(&c->l2, pc, blk, &pf);
+		pf = dpmu_stride_train(c->l2.pf, pc, blk);
 	if (pf && dpmu_uset_find(&c->l2.set, pf) < 0) {
 		uint8_t st;
 		l2_access(u, c, pc, pf, REQ_PREFETCH, &st);
@@ -579,7 +553,7 @@ static inline uint8_t l1_state(uint8_t l2st, bool write)
 	return l2st == DPMU_LINE_S ? DPMU_LINE_S : DPMU_LINE_E;
 }
 
-static void l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf)
+void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf)
 {
 	if (dpmu_uset_find(&c->l1d.set, pf) >= 0)
 		return;
@@ -601,9 +575,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 		EV(c, L1D_CACHE_WR);
 	else
 		EV(c, L1D_CACHE_RD);
-	uint64_t pf = 0;
-	if (c->l1d.prefetch == DPMU_PREFETCH_STRIDE)
-		stride_train(&c->l1d, pc, blk, &pf);
+	uint64_t pf = c->l1d.pf ? dpmu_stride_train(c->l1d.pf, pc, blk) : 0;
 	/* The line of the previous access is the most recently used of its
 	 * set: found without a search, and touching it changes nothing. */
 	int slot = c->l1d_mru;
@@ -628,7 +600,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 			s->state[slot] = DPMU_LINE_M;
 		}
 		if (pf)
-			l1d_prefetch(u, c, pc, pf);
+			dpmu_mem_l1d_prefetch(u, c, pc, pf);
 		return c->l1d.latency;
 	}
 	uint8_t st;
@@ -655,7 +627,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 	if (c->l1d.prefetch == DPMU_PREFETCH_NEXT_LINE)
 		pf = blk + 1;
 	if (pf)
-		l1d_prefetch(u, c, pc, pf);
+		dpmu_mem_l1d_prefetch(u, c, pc, pf);
 	return lat > c->l1d.latency ? lat : c->l1d.latency;
 }
 
@@ -781,8 +753,8 @@ uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
  * cycles a load waits beyond an L1D hit; a store's latency is hidden by
  * the store buffer, but not a lack of DRAM bandwidth: *bw_wait is what the
  * access waited for it (docs/events.md, "Timing"). */
-uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-		     bool write, uint32_t *bw_wait)
+uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait)
 {
 	c->dram_wait = 0;
 	c->tlb_stall = 0;
@@ -806,76 +778,30 @@ uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dp
 	if (end < a)
 		end = UINT64_MAX; /* wraps the address space: clip */
 	uint32_t worst = 0;
-	*bw_wait = 0;
 	if (!((a ^ end) >> shift)) {
-		/* The hot path: one line, in the page of the previous access,
-		 * an L1D hit that needs no change of state. Counts exactly what
-		 * dpmu_mem_dtlb and dpmu_mem_data would. */
-		struct dpmu_uset *s = &c->l1d.set;
-		uint64_t blk = a >> shift;
-		uint32_t h = s->hint[blk & s->hint_mask];
-		uint64_t vpn = a >> c->page_shift;
-		bool tlb_same = vpn + 1 == c->last_dvpn;
-		/* Another page whose L1 DTLB entry the hint finds: the hit
-		 * dpmu_mem_dtlb would see (its search starts with the same
-		 * checked hint), touched the same way. */
-		uint32_t th = 0;
-		bool tlb_hint = false;
-		if (!tlb_same) {
-			th = c->dtlb.hint[vpn & c->dtlb.hint_mask];
-			tlb_hint = c->dtlb.tag[th] == vpn && c->dtlb.state[th];
-		}
-		if ((tlb_same || tlb_hint) && s->tag[h] == blk && s->state[h] &&
-		    (!write || s->state[h] == DPMU_LINE_M)) {
-			if (tlb_hint) {
-				c->last_dvpn = vpn + 1;
-				dpmu_uset_touch(&c->dtlb, (int)th);
-			}
-			if (write) {
-				EV(c, L1D_TLB_WR);
-				EV(c, L1D_CACHE_WR);
-			} else {
-				EV(c, L1D_TLB_RD);
-				EV(c, L1D_CACHE_RD);
-			}
-			if ((int)h != c->l1d_mru) {
-				dpmu_uset_touch(s, (int)h);
-				c->l1d_mru = (int)h;
-			}
-			if (c->l1d.prefetch == DPMU_PREFETCH_STRIDE) {
-				uint64_t pf;
-				stride_train(&c->l1d, in->pc, blk, &pf);
-				if (pf)
-					l1d_prefetch(u, c, in->pc, pf);
-			}
-			return 0;
-		}
 		/* The common case: one line. */
 		worst = dpmu_mem_dtlb(u, c, a, write);
 		c->tlb_stall = worst;
 		bool full = write && !(a & (line - 1)) && size == line;
 		worst += dpmu_mem_data(u, c, in->pc, a, write, full);
-		*bw_wait = c->dram_wait;
-		if (write)
-			return 0;
-		return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
-	}
-	uint64_t last_page = UINT64_MAX;
-	for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {
-		uint64_t base = blk << shift;
-		uint64_t lo = base > a ? base : a;
-		uint32_t lat = 0;
-		if (lo >> c->page_shift != last_page) {
-			last_page = lo >> c->page_shift;
-			lat = dpmu_mem_dtlb(u, c, lo, write);
-			c->tlb_stall += lat;
+	} else {
+		uint64_t last_page = UINT64_MAX;
+		for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {
+			uint64_t base = blk << shift;
+			uint64_t lo = base > a ? base : a;
+			uint32_t lat = 0;
+			if (lo >> c->page_shift != last_page) {
+				last_page = lo >> c->page_shift;
+				lat = dpmu_mem_dtlb(u, c, lo, write);
+				c->tlb_stall += lat;
+			}
+			bool full = write && base >= a && end - base >= line - 1;
+			lat += dpmu_mem_data(u, c, in->pc, lo, write, full);
+			if (lat > worst)
+				worst = lat;
+			if (blk == UINT64_MAX >> shift)
+				break;
 		}
-		bool full = write && base >= a && end - base >= line - 1;
-		lat += dpmu_mem_data(u, c, in->pc, lo, write, full);
-		if (lat > worst)
-			worst = lat;
-		if (blk == UINT64_MAX >> shift)
-			break;
 	}
 	*bw_wait = c->dram_wait;
 	if (write)

@@ -145,6 +145,7 @@ enum { DPMU_LINE_I = 0, DPMU_LINE_S = 1, DPMU_LINE_E = 2, DPMU_LINE_M = 3 };
 struct dpmu_uset {
 	uint32_t sets, ways;
 	uint32_t shift;            /* log2 of the block (line or page) size */
+	uint64_t above_block;      /* ~(block size - 1): the address bits above an offset */
 	uint32_t set_mask;         /* sets - 1 when sets is a power of two */
 	bool pow2;
 	enum dpmu_replacement repl;
@@ -189,21 +190,28 @@ static inline uint32_t set_of(const struct dpmu_uset *s, int slot)
 	return s->way_shift >= 0 ? (uint32_t)slot >> s->way_shift : (uint32_t)slot / s->ways;
 }
 
-/* A hit or fill of `slot`: the replacement state and the hint learn it. */
-static inline void dpmu_uset_touch(struct dpmu_uset *s, int slot)
+/* A hit on `slot` found through its hint (so the hint already points at
+ * it): only the replacement state learns it. */
+static inline void dpmu_uset_reuse(struct dpmu_uset *s, uint32_t slot)
 {
-	s->hint[s->tag[slot] & s->hint_mask] = (uint32_t)slot;
 	if (s->repl == DPMU_REPL_LRU) {
 		s->stamp[slot] = ++s->clock;
 	} else if (s->repl == DPMU_REPL_PLRU) {
 		/* Bit-PLRU (MRU bits, one mask per set): mark the way; when
 		 * every way is marked, clear all marks but this one. Works for
 		 * any way count, unlike tree PLRU. */
-		uint32_t set = set_of(s, slot);
-		uint64_t bit = 1ull << ((uint32_t)slot - set * s->ways);
+		uint32_t set = set_of(s, (int)slot);
+		uint64_t bit = 1ull << (slot - set * s->ways);
 		uint64_t m = s->mru[set] | bit;
 		s->mru[set] = m == s->all_ways ? bit : m;
 	}
+}
+
+/* A hit or fill of `slot`: the replacement state and the hint learn it. */
+static inline void dpmu_uset_touch(struct dpmu_uset *s, int slot)
+{
+	s->hint[s->tag[slot] & s->hint_mask] = (uint32_t)slot;
+	dpmu_uset_reuse(s, (uint32_t)slot);
 }
 
 /* The slot a new block of this set goes to: an invalid way, else the
@@ -235,10 +243,37 @@ bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in);
 /* Stride-prefetcher table (per cache that prefetches). */
 #define DPMU_PF_ENTRIES 64
 struct dpmu_pf_entry {
-	uint64_t pc, last;
+	uint64_t pc, last;         /* pc + 1 (0: empty); the last block it touched */
 	int64_t stride;
 	uint8_t conf;
 };
+
+/* Train the stride table `pf` with an access of `pc` to block `blk`;
+ * returns the block to prefetch, or 0. An entry per PC (a new PC takes the
+ * entry over); a stride seen twice in a row is trusted. */
+static inline uint64_t dpmu_stride_train(struct dpmu_pf_entry *pf, uint64_t pc, uint64_t blk)
+{
+	struct dpmu_pf_entry *e = &pf[(pc >> 2) & (DPMU_PF_ENTRIES - 1)];
+	if (e->pc != pc + 1) {
+		e->pc = pc + 1;
+		e->last = blk;
+		e->stride = 0;
+		e->conf = 0;
+		return 0;
+	}
+	int64_t st = (int64_t)(blk - e->last);
+	if (st == 0)
+		return 0;
+	if (st == e->stride) {
+		if (e->conf < 3)
+			e->conf++;
+	} else {
+		e->stride = st;
+		e->conf = 0;
+	}
+	e->last = blk;
+	return e->conf >= 1 ? blk + (uint64_t)st : 0;
+}
 
 struct dpmu_ucache {
 	struct dpmu_uset set;
@@ -318,11 +353,86 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 /* Instruction fetch of the line holding `pc`; returns the cycles beyond
  * an L1I hit (ITLB and refill), which stall the front end. */
 uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc);
+/* dpmu_mem_op for every access but the ones its inline part serves. */
+uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait);
+/* The stride prefetcher's L1D prefetch of block `pf` (pc: the trainer). */
+void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf);
+
 /* A load or store instruction: translation and data access for each line
  * it touches. Returns the cycles a load waits beyond an L1D hit; *bw_wait
- * is what it waited for DRAM bandwidth (stores stall only for that). */
-uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-		     bool write, uint32_t *bw_wait);
+ * is what it waited for DRAM bandwidth (stores stall only for that), and
+ * c->tlb_stall the translation part of a non-zero return.
+ *
+ * Inline here, the common case: an access aligned to its size within one
+ * line, in the page of the previous access or one whose L1 DTLB entry its
+ * hint finds, that hits the L1D line its hint finds in a state that needs
+ * no change beyond E -> M (a store to a line the core holds exclusive).
+ * It counts and changes exactly what dpmu_mem_dtlb and dpmu_mem_data
+ * would; the rest goes to dpmu_mem_op_slow. */
+static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				   const struct dpmu_insn *in, bool write, uint32_t *bw_wait)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	uint64_t a = in->addr;
+	/* (a & (size - 1)) == 0 and size <= line in one test. For a power of
+	 * two that is "aligned", so not UNALIGNED_*; for any size it keeps
+	 * the access in one line: the offset's set bits are clear in
+	 * size - 1, so offset + size - 1 = offset | (size - 1) carries into
+	 * no line bit. Size 0 (one byte) takes the slow path. */
+	if ((a | s->above_block) & ((uint64_t)in->size - 1))
+		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+	uint64_t vpn = a >> c->page_shift;
+	if (vpn + 1 != c->last_dvpn) {
+		/* Another page: the L1 DTLB hit dpmu_mem_dtlb would find first
+		 * (its search starts with the same checked hint), touched the
+		 * same way; committed now, it is the same-page case below for
+		 * the slow path if the L1D misses. */
+		struct dpmu_uset *t = &c->dtlb;
+		uint32_t th = t->hint[vpn & t->hint_mask];
+		if (t->tag[th] != vpn || !t->state[th])
+			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+		c->last_dvpn = vpn + 1;
+		dpmu_uset_reuse(t, th);
+	}
+	uint64_t blk = a >> s->shift;
+	uint32_t h = s->hint[blk & s->hint_mask];
+	uint8_t st = s->state[h];
+	if (s->tag[h] != blk || (write ? st < DPMU_LINE_E : st == DPMU_LINE_I))
+		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+	if (write) {
+		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
+		c->pend[DPMU_UEV_ST_SPEC]++;
+		c->pend[DPMU_UEV_L1D_TLB_WR]++;
+		c->pend[DPMU_UEV_L1D_CACHE_WR]++;
+	} else {
+		c->pend[DPMU_UEV_LD_SPEC]++;
+		c->pend[DPMU_UEV_L1D_TLB_RD]++;
+		c->pend[DPMU_UEV_L1D_CACHE_RD]++;
+	}
+	/* The line of the previous access is its set's most recently used:
+	 * touching it again changes nothing. */
+	if ((int)h != c->l1d_mru) {
+		c->l1d_mru = (int)h;
+		dpmu_uset_reuse(s, h);
+	}
+	*bw_wait = 0;
+	if (c->l1d.pf) {
+		uint64_t pf = dpmu_stride_train(c->l1d.pf, in->pc, blk);
+		if (pf) {
+			c->dram_wait = 0;
+			dpmu_mem_l1d_prefetch(u, c, in->pc, pf);
+			/* What the prefetch waited for DRAM bandwidth is the
+			 * store's wait where dpmu_mem_data would see it: when
+			 * the store changed the line's state (E -> M); a store
+			 * to an M line has always been the hit path that does
+			 * not report it. */
+			if (write && st != DPMU_LINE_M)
+				*bw_wait = c->dram_wait;
+		}
+	}
+	return 0;
+}
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write);
 /* A core's clock: work cycles (whole ones) + stall cycles. */

@@ -224,8 +224,8 @@ struct dpmu_bpred {
 	enum dpmu_bp_kind kind;
 	uint32_t pht_mask;
 	uint8_t *pht;              /* 2-bit counters */
-	uint32_t hist_mask;
-	uint32_t ghist;
+	uint32_t hist_mask;        /* 0 for bimodal: its history stays 0 */
+	uint32_t ghist;            /* global history, xor-ed into the index (gshare) */
 	uint32_t btb_mask;
 	uint64_t *btb_tag, *btb_target;
 	uint32_t ras_n, ras_top, ras_depth;
@@ -234,9 +234,33 @@ struct dpmu_bpred {
 
 int dpmu_bpred_init(struct dpmu_bpred *b, const struct dpmu_bp_params *p, struct dpmu_err *err);
 void dpmu_bpred_free(struct dpmu_bpred *b);
+/* dpmu_bpred_branch for calls, returns and indirect branches. */
+bool dpmu_bpred_other(struct dpmu_bpred *b, const struct dpmu_insn *in);
+
+/* Next state of a 2-bit saturating counter, 2 bits at bit 4 x ctr + 2 x
+ * taken: 0 -> 0|1, 1 -> 0|2, 2 -> 1|3, 3 -> 2|3 (not taken|taken). */
+#define DPMU_BP_NEXT 0xED84u
+
 /* One retired branch; returns true when it was mispredicted (direction,
- * target or return address), and trains the predictor. */
-bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in);
+ * target or return address), and trains the predictor. Conditional and
+ * unconditional direct branches are inline. */
+static inline bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in)
+{
+	if (in->br_kind == DPMU_BR_COND) {
+		/* bimodal: PC; gshare: PC xor global history (which stays 0
+		 * for bimodal, so one index serves both). */
+		uint32_t t = in->taken != 0;
+		uint32_t g = b->ghist; /* read once: the byte store below may alias it */
+		uint32_t idx = ((uint32_t)(in->pc >> 2) ^ g) & b->pht_mask;
+		uint32_t ctr = b->pht[idx];
+		b->ghist = ((g << 1) | t) & b->hist_mask;
+		b->pht[idx] = (uint8_t)((DPMU_BP_NEXT >> (ctr * 4 + t * 2)) & 3);
+		return (ctr >> 1) != t; /* predicted taken from 2 up */
+	}
+	if (in->br_kind == DPMU_BR_UNCOND)
+		return false; /* the target is in the encoding */
+	return dpmu_bpred_other(b, in);
+}
 
 /* ---- the hierarchy (mem.c) ------------------------------------------------ */
 

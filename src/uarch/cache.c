@@ -23,8 +23,9 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err)
 {
 	memset(s, 0, sizeof *s);
-	if (!is_pow2(block))
-		return dpmu_err_set(err, DPMU_EINVAL, "%s: block size %u is not a power of two",
+	if (!is_pow2(block) || block < 2)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "%s: block size %u is not a power of two of at least 2 bytes",
 				    what, block);
 	if (ways == 0 || ways > 64)
 		return dpmu_err_set(err, DPMU_EINVAL, "%s: %u ways (1 to 64)", what, ways);
@@ -55,6 +56,8 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->state = calloc(n, sizeof *s->state);
 	s->stamp = calloc(n, sizeof *s->stamp);
 	s->mru = calloc(s->sets, sizeof *s->mru);
+	if (repl == DPMU_REPL_PLRU)
+		s->mark = calloc(n, sizeof *s->mark);
 	s->way_shift = is_pow2(ways) ? (int)log2u(ways) : -1;
 	s->all_ways = ways == 64 ? ~0ull : (1ull << ways) - 1;
 	uint64_t hn = 1;
@@ -62,10 +65,13 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		hn <<= 1;
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);
-	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint) {
+	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint ||
+	    (repl == DPMU_REPL_PLRU && !s->mark)) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}
+	for (size_t i = 0; i < n; i++)
+		s->tag[i] = DPMU_TAG_NONE;
 	return 0;
 }
 
@@ -75,12 +81,37 @@ void dpmu_uset_free(struct dpmu_uset *s)
 	free(s->state);
 	free(s->stamp);
 	free(s->mru);
+	free(s->mark);
 	free(s->hint);
 	s->mru = NULL;
+	s->mark = NULL;
 	s->hint = NULL;
 	s->tag = NULL;
 	s->state = NULL;
 	s->stamp = NULL;
+}
+
+static inline uint32_t set_of(const struct dpmu_uset *s, uint32_t slot)
+{
+	return s->way_shift >= 0 ? slot >> s->way_shift : slot / s->ways;
+}
+
+void dpmu_uset_mark(struct dpmu_uset *s, uint32_t slot)
+{
+	/* Bit-PLRU (MRU bits, one mask per set): mark the way; when every
+	 * way is marked, clear all marks but this one. Works for any way
+	 * count, unlike tree PLRU. mark[] mirrors the bits per slot, so a
+	 * hit on a marked way needs neither its set nor its bit. */
+	uint32_t set = set_of(s, slot);
+	uint32_t base = set * s->ways;
+	uint64_t bit = 1ull << (slot - base);
+	uint64_t m = s->mru[set] | bit;
+	if (m == s->all_ways) {
+		m = bit;
+		memset(s->mark + base, 0, s->ways);
+	}
+	s->mru[set] = m;
+	s->mark[slot] = 1;
 }
 
 static uint64_t xorshift64(uint64_t *st)

@@ -166,7 +166,7 @@ static void l1_drop(struct dpmu_ucache *l1, uint64_t blk)
 {
 	int s = dpmu_uset_find(&l1->set, blk);
 	if (s >= 0)
-		l1->set.state[s] = DPMU_LINE_I;
+		dpmu_uset_drop(&l1->set, s);
 }
 
 /* Snoop that invalidates the peer's copy (another core wants to write, or
@@ -183,7 +183,7 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 			EV(p, L1D_CACHE_WB);
 			EV(p, L1D_CACHE_WB_CLEAN);
 		}
-		p->l1d.set.state[s1] = DPMU_LINE_I;
+		dpmu_uset_drop(&p->l1d.set, s1);
 		EV(p, L1D_CACHE_INVAL);
 	}
 	l1_drop(&p->l1i, blk);
@@ -191,7 +191,7 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 		return dirty;
 	if (p->l2.set.state[s2] == DPMU_LINE_M)
 		dirty = true;
-	p->l2.set.state[s2] = DPMU_LINE_I;
+	dpmu_uset_drop(&p->l2.set, s2);
 	EV(p, L2D_CACHE_INVAL);
 	if (dirty) {
 		EV(p, L2D_CACHE_WB);
@@ -267,7 +267,7 @@ static void sf_remove(struct dpmu_ucluster *cl, unsigned me, uint64_t blk)
 		return;
 	cl->sf_mask[s] &= ~(1u << me);
 	if (!cl->sf_mask[s])
-		cl->sf.state[s] = DPMU_LINE_I;
+		dpmu_uset_drop(&cl->sf, s);
 }
 
 /* Record that core `me` now holds the line; a full filter set evicts an
@@ -438,10 +438,10 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 	int s1 = dpmu_uset_find(&c->l1d.set, blk);
 	if (s1 >= 0) {
 		dirty |= c->l1d.set.state[s1] == DPMU_LINE_M;
-		c->l1d.set.state[s1] = DPMU_LINE_I;
+		dpmu_uset_drop(&c->l1d.set, s1);
 	}
 	l1_drop(&c->l1i, blk);
-	s->state[v] = DPMU_LINE_I;
+	dpmu_uset_drop(s, v);
 	struct dpmu_ucluster *cl = cluster_of(u, c);
 	if (dirty) {
 		EV(c, L2D_CACHE_WB);

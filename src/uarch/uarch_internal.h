@@ -149,10 +149,11 @@ struct dpmu_uset {
 	uint32_t set_mask;         /* sets - 1 when sets is a power of two */
 	bool pow2;
 	enum dpmu_replacement repl;
-	uint64_t *tag;             /* [sets * ways]: block number */
+	uint64_t *tag;             /* [sets * ways]: block number; DPMU_TAG_NONE when invalid */
 	uint8_t *state;            /* [sets * ways] */
 	uint64_t *stamp;           /* [sets * ways]: LRU time */
 	uint64_t *mru;             /* [sets]: PLRU most-recently-used way bits */
+	uint8_t *mark;             /* PLRU only, [sets * ways]: the way's bit in mru (else NULL) */
 	int way_shift;             /* log2(ways) when ways is a power of two, else -1 */
 	uint64_t all_ways;         /* mask of every way of a set (PLRU) */
 	uint32_t *hint;            /* [hint_mask + 1]: slot a block was last seen in */
@@ -160,6 +161,12 @@ struct dpmu_uset {
 	uint64_t clock;
 	uint64_t rng;              /* xorshift64 state (random replacement) */
 };
+
+/* The tag of an invalid slot. Blocks are at least 2 bytes, so no block
+ * number of an address equals it: a slot whose tag matches such a number
+ * is valid (a prefetcher's computed block can still wrap to it, so
+ * dpmu_uset_find checks the state too). */
+#define DPMU_TAG_NONE UINT64_MAX
 
 int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_t ways,
 		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err);
@@ -185,26 +192,17 @@ static inline int dpmu_uset_find(const struct dpmu_uset *s, uint64_t blk)
 	return -1;
 }
 
-static inline uint32_t set_of(const struct dpmu_uset *s, int slot)
-{
-	return s->way_shift >= 0 ? (uint32_t)slot >> s->way_shift : (uint32_t)slot / s->ways;
-}
+/* PLRU: set the MRU bit of `slot` (it was clear). */
+void dpmu_uset_mark(struct dpmu_uset *s, uint32_t slot);
 
 /* A hit on `slot` found through its hint (so the hint already points at
  * it): only the replacement state learns it. */
 static inline void dpmu_uset_reuse(struct dpmu_uset *s, uint32_t slot)
 {
-	if (s->repl == DPMU_REPL_LRU) {
+	if (s->repl == DPMU_REPL_LRU)
 		s->stamp[slot] = ++s->clock;
-	} else if (s->repl == DPMU_REPL_PLRU) {
-		/* Bit-PLRU (MRU bits, one mask per set): mark the way; when
-		 * every way is marked, clear all marks but this one. Works for
-		 * any way count, unlike tree PLRU. */
-		uint32_t set = set_of(s, (int)slot);
-		uint64_t bit = 1ull << (slot - set * s->ways);
-		uint64_t m = s->mru[set] | bit;
-		s->mru[set] = m == s->all_ways ? bit : m;
-	}
+	else if (s->mark && !s->mark[slot]) /* PLRU: a marked way stays marked */
+		dpmu_uset_mark(s, slot);
 }
 
 /* A hit or fill of `slot`: the replacement state and the hint learn it. */
@@ -212,6 +210,13 @@ static inline void dpmu_uset_touch(struct dpmu_uset *s, int slot)
 {
 	s->hint[s->tag[slot] & s->hint_mask] = (uint32_t)slot;
 	dpmu_uset_reuse(s, (uint32_t)slot);
+}
+
+/* Invalidate `slot` (its tag becomes DPMU_TAG_NONE). */
+static inline void dpmu_uset_drop(struct dpmu_uset *s, int slot)
+{
+	s->state[slot] = DPMU_LINE_I;
+	s->tag[slot] = DPMU_TAG_NONE;
 }
 
 /* The slot a new block of this set goes to: an invalid way, else the
@@ -414,15 +419,18 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		 * the slow path if the L1D misses. */
 		struct dpmu_uset *t = &c->dtlb;
 		uint32_t th = t->hint[vpn & t->hint_mask];
-		if (t->tag[th] != vpn || !t->state[th])
+		if (t->tag[th] != vpn) /* an address's page: a match is valid */
 			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
 		c->last_dvpn = vpn + 1;
 		dpmu_uset_reuse(t, th);
 	}
 	uint64_t blk = a >> s->shift;
 	uint32_t h = s->hint[blk & s->hint_mask];
-	uint8_t st = s->state[h];
-	if (s->tag[h] != blk || (write ? st < DPMU_LINE_E : st == DPMU_LINE_I))
+	/* An address's block: a matching tag is a valid line. */
+	if (s->tag[h] != blk)
+		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
+	if (st < DPMU_LINE_E)
 		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
 	if (write) {
 		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */

@@ -58,6 +58,8 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->mru = calloc(s->sets, sizeof *s->mru);
 	if (repl == DPMU_REPL_PLRU)
 		s->mark = calloc(n, sizeof *s->mark);
+	/* + 8: a search reads whole 8-byte words, past the last set too. */
+	s->fp = malloc(n + 8);
 	s->way_shift = is_pow2(ways) ? (int)log2u(ways) : -1;
 	s->all_ways = ways == 64 ? ~0ull : (1ull << ways) - 1;
 	uint64_t hn = 1;
@@ -65,13 +67,14 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		hn <<= 1;
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);
-	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint ||
+	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
 	    (repl == DPMU_REPL_PLRU && !s->mark)) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}
 	for (size_t i = 0; i < n; i++)
 		s->tag[i] = DPMU_TAG_NONE;
+	memset(s->fp, dpmu_uset_fp(DPMU_TAG_NONE), n + 8);
 	return 0;
 }
 
@@ -82,9 +85,11 @@ void dpmu_uset_free(struct dpmu_uset *s)
 	free(s->stamp);
 	free(s->mru);
 	free(s->mark);
+	free(s->fp);
 	free(s->hint);
 	s->mru = NULL;
 	s->mark = NULL;
+	s->fp = NULL;
 	s->hint = NULL;
 	s->tag = NULL;
 	s->state = NULL;
@@ -123,6 +128,49 @@ static uint64_t xorshift64(uint64_t *st)
 	return *st = x;
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* Bytes of v that are zero get their high bit set (and, above a zero
+ * byte, possibly a 0x01 byte too: callers check what a flag points at). */
+static inline uint64_t zero_bytes(uint64_t v)
+{
+	return (v - ONES) & ~v & HIGHS;
+}
+
+/* Eight bytes of p as a word whose byte i is p[i]. */
+static inline uint64_t load8(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk)
+{
+	const uint32_t ways = s->ways;
+	const uint32_t base = dpmu_uset_index(s, blk) * ways;
+	const uint8_t *fp = s->fp + base;
+	const uint64_t pat = ONES * dpmu_uset_fp(blk);
+	for (uint32_t w = 0; w < ways; w += 8) {
+		/* A zero byte where a way's fingerprint matches. */
+		uint64_t z = zero_bytes(load8(fp + w) ^ pat);
+		if (!z)
+			continue;
+		if (ways - w < 8) /* bytes past the set's last way */
+			z &= (1ull << (8 * (ways - w))) - 1;
+		for (; z; z &= z - 1) {
+			uint32_t slot = base + w + ((uint32_t)__builtin_ctzll(z) >> 3);
+			if (s->tag[slot] == blk && s->state[slot])
+				return (int)slot;
+		}
+	}
+	return -1;
+}
+
 /* Index of the first zero byte of p[0..n), or -1: eight at a time with
  * the has-zero-byte trick (the lowest flagged byte is the first zero). */
 static int first_zero_byte(const uint8_t *p, uint32_t n)
@@ -132,7 +180,7 @@ static int first_zero_byte(const uint8_t *p, uint32_t n)
 	for (; i + 8 <= n; i += 8) {
 		uint64_t v;
 		memcpy(&v, p + i, 8);
-		uint64_t z = (v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull;
+		uint64_t z = zero_bytes(v);
 		if (z)
 			return (int)(i + ((uint32_t)__builtin_ctzll(z) >> 3));
 	}
@@ -145,7 +193,8 @@ static int first_zero_byte(const uint8_t *p, uint32_t n)
 
 int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 {
-	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
+	uint32_t set = dpmu_uset_index(s, blk);
+	uint32_t base = set * s->ways;
 	int inv = first_zero_byte(s->state + base, s->ways);
 	if (inv >= 0)
 		return (int)base + inv;
@@ -154,16 +203,35 @@ int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 		return (int)(base + xorshift64(&s->rng) % s->ways);
 	case DPMU_REPL_PLRU: {
 		/* The first way not recently used (the mask is never full). */
-		uint64_t free_ways = ~s->mru[base / s->ways];
+		uint64_t free_ways = ~s->mru[set];
 		return (int)(base + (uint32_t)__builtin_ctzll(free_ways));
 	}
 	case DPMU_REPL_LRU:
 	default: {
-		uint32_t best = base;
-		for (uint32_t w = 1; w < s->ways; w++)
-			if (s->stamp[base + w] < s->stamp[best])
-				best = base + w;
-		return (int)best;
+		/* The oldest stamp, the first of equals (valid ways' stamps
+		 * differ anyway): even and odd ways apart, two at a time,
+		 * then the older of the two. */
+		const uint64_t *st = s->stamp + base;
+		const uint32_t ways = s->ways;
+		uint32_t b0 = 0, b1 = 1;
+		uint64_t o0 = st[0], o1 = ways > 1 ? st[1] : UINT64_MAX;
+		uint32_t w = 2;
+		for (; w + 1 < ways; w += 2) {
+			if (st[w] < o0) {
+				o0 = st[w];
+				b0 = w;
+			}
+			if (st[w + 1] < o1) {
+				o1 = st[w + 1];
+				b1 = w + 1;
+			}
+		}
+		if (w < ways && st[w] < o0) {
+			o0 = st[w];
+			b0 = w;
+		}
+		bool odd = o1 < o0 || (o1 == o0 && b1 < b0);
+		return (int)(base + (odd ? b1 : b0));
 	}
 	}
 }

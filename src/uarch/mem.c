@@ -102,8 +102,7 @@ static int l3_install(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uc
 		CEV(cl, L3_EVICT, 1);
 	if (s->state[v] == DPMU_LINE_M)
 		l3_writeback_victim(u, c, cl);
-	s->tag[v] = blk;
-	s->state[v] = dirty ? DPMU_LINE_M : DPMU_LINE_S;
+	dpmu_uset_put(s, v, blk, dirty ? DPMU_LINE_M : DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
 	return v;
 }
@@ -294,8 +293,7 @@ static void sf_add(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uclus
 					l3_write(u, c, cl, old, false);
 			}
 		}
-		s->tag[e] = blk;
-		s->state[e] = 1;
+		dpmu_uset_put(s, e, blk, 1);
 		cl->sf_mask[e] = 0;
 	}
 	cl->sf_mask[e] |= 1u << me;
@@ -512,8 +510,7 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 	lat = d > lat ? d : lat;
 	int v = dpmu_uset_victim(s, blk);
 	l2_evict(u, c, v);
-	s->tag[v] = blk;
-	s->state[v] = ns;
+	dpmu_uset_put(s, v, blk, ns);
 	dpmu_uset_touch(s, v);
 	*state = ns;
 	if (r != REQ_PREFETCH && c->l2.prefetch != DPMU_PREFETCH_NONE)
@@ -539,8 +536,7 @@ static int l1d_fill(struct dpmu_ucore *c, uint64_t blk, uint8_t st)
 			dpmu_uset_touch(&c->l2.set, s2);
 		}
 	}
-	s->tag[v] = blk;
-	s->state[v] = st;
+	dpmu_uset_put(s, v, blk, st);
 	dpmu_uset_touch(s, v);
 	return v;
 }
@@ -636,8 +632,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 {
 	int v = dpmu_uset_victim(t, vpn);
-	t->tag[v] = vpn;
-	t->state[v] = 1;
+	dpmu_uset_put(t, v, vpn, 1);
 	dpmu_uset_touch(t, v);
 }
 
@@ -688,6 +683,11 @@ static uint32_t itlb(struct dpmu_ucore *c, uint64_t pc)
 {
 	uint64_t vpn = pc >> c->page_shift;
 	EV(c, L1I_TLB);
+	/* The page of the previous lookup is the most recently used entry:
+	 * looking it up again changes nothing. */
+	if (vpn + 1 == c->last_ivpn)
+		return 0;
+	c->last_ivpn = vpn + 1;
 	int s = dpmu_uset_find(&c->itlb, vpn);
 	if (s >= 0) {
 		dpmu_uset_touch(&c->itlb, s);
@@ -715,12 +715,11 @@ static void l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, ui
 	l2_access(u, c, pc, blk, REQ_IFETCH, &st);
 	struct dpmu_uset *s = &c->l1i.set;
 	int v = dpmu_uset_victim(s, blk); /* instruction lines are clean: dropped */
-	s->tag[v] = blk;
-	s->state[v] = DPMU_LINE_S;
+	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
 }
 
-uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
+uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
 {
 	uint32_t extra = itlb(c, pc);
 	c->tlb_stall = extra;
@@ -736,8 +735,7 @@ uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
 	uint8_t st;
 	uint32_t lat = l2_access(u, c, pc, blk, REQ_IFETCH, &st);
 	int v = dpmu_uset_victim(s, blk);
-	s->tag[v] = blk;
-	s->state[v] = DPMU_LINE_S;
+	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
 	if (c->l1i.prefetch != DPMU_PREFETCH_NONE && dpmu_uset_find(s, blk + 1) < 0) {
 		EV(c, L1I_CACHE_REFILL);

@@ -156,6 +156,7 @@ struct dpmu_uset {
 	uint8_t *mark;             /* PLRU only, [sets * ways]: the way's bit in mru (else NULL) */
 	int way_shift;             /* log2(ways) when ways is a power of two, else -1 */
 	uint64_t all_ways;         /* mask of every way of a set (PLRU) */
+	uint8_t *fp;               /* [sets * ways + 8]: dpmu_uset_fp of each slot's tag */
 	uint32_t *hint;            /* [hint_mask + 1]: slot a block was last seen in */
 	uint32_t hint_mask;
 	uint64_t clock;
@@ -177,6 +178,18 @@ static inline uint32_t dpmu_uset_index(const struct dpmu_uset *s, uint64_t blk)
 	return s->pow2 ? (uint32_t)(blk & s->set_mask) : (uint32_t)(blk % s->sets);
 }
 
+/* One byte of a block number's hash, kept per slot: a set is searched
+ * eight fingerprints at a time, and only the ways whose fingerprint
+ * matches compare their tag. The high byte of a multiplicative hash,
+ * because the blocks of one set share their low (index) bits. */
+static inline uint8_t dpmu_uset_fp(uint64_t blk)
+{
+	return (uint8_t)((blk * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+/* The search of the set of `blk` (dpmu_uset_find without the hint). */
+int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk);
+
 /* Slot of block `blk` (a block number, address >> shift), or -1. A
  * direct-mapped hint of where each block was last touched answers most
  * lookups without searching the set; it is checked, so never wrong. */
@@ -185,11 +198,15 @@ static inline int dpmu_uset_find(const struct dpmu_uset *s, uint64_t blk)
 	uint32_t h = s->hint[blk & s->hint_mask];
 	if (s->tag[h] == blk && s->state[h])
 		return (int)h;
-	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
-	for (uint32_t w = 0; w < s->ways; w++)
-		if (s->tag[base + w] == blk && s->state[base + w])
-			return (int)(base + w);
-	return -1;
+	return dpmu_uset_search(s, blk);
+}
+
+/* Put block `blk` in `slot` with (valid) state `st`. */
+static inline void dpmu_uset_put(struct dpmu_uset *s, int slot, uint64_t blk, uint8_t st)
+{
+	s->tag[slot] = blk;
+	s->fp[slot] = dpmu_uset_fp(blk);
+	s->state[slot] = st;
 }
 
 /* PLRU: set the MRU bit of `slot` (it was clear). */
@@ -217,6 +234,7 @@ static inline void dpmu_uset_drop(struct dpmu_uset *s, int slot)
 {
 	s->state[slot] = DPMU_LINE_I;
 	s->tag[slot] = DPMU_TAG_NONE;
+	s->fp[slot] = dpmu_uset_fp(DPMU_TAG_NONE);
 }
 
 /* The slot a new block of this set goes to: an invalid way, else the
@@ -328,6 +346,7 @@ struct dpmu_ucore {
 	uint32_t beats;            /* bus beats per line */
 	uint32_t dram_wait;        /* cycles this access waited for DRAM bandwidth */
 	uint64_t last_dvpn;        /* page of the last data access + 1 (0: none) */
+	uint64_t last_ivpn;        /* page of the last L1I lookup + 1 (0: none) */
 	int l1d_mru;               /* L1D slot of the last data access, or -1 */
 
 	/* batched delivery */
@@ -379,9 +398,8 @@ struct dpmu_uarch {
  * to-use latency in core cycles (the L1D latency on a hit). */
 uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t addr,
 		       bool write, bool full_line);
-/* Instruction fetch of the line holding `pc`; returns the cycles beyond
- * an L1I hit (ITLB and refill), which stall the front end. */
-uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc);
+/* dpmu_mem_fetch for every fetch but the ones its inline part serves. */
+uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc);
 /* dpmu_mem_op for every access but the ones its inline part serves. */
 uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  bool write, uint32_t *bw_wait);
@@ -467,6 +485,26 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 }
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write);
+/* Instruction fetch of the line holding `pc`; returns the cycles beyond
+ * an L1I hit (ITLB and refill), which stall the front end, and sets
+ * c->tlb_stall to the ITLB part. Inline: a line in the page of the
+ * previous fetch (its ITLB entry is the most recent: looking it up again
+ * changes nothing) that the L1I hint finds. */
+static inline uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
+{
+	struct dpmu_uset *s = &c->l1i.set;
+	uint64_t blk = pc >> s->shift;
+	uint32_t h = s->hint[blk & s->hint_mask];
+	/* An address's block: a matching tag is a valid line. */
+	if ((pc >> c->page_shift) + 1 != c->last_ivpn || s->tag[h] != blk)
+		return dpmu_mem_fetch_slow(u, c, pc);
+	c->pend[DPMU_UEV_L1I_TLB]++;
+	c->pend[DPMU_UEV_L1I_CACHE]++;
+	dpmu_uset_reuse(s, h);
+	c->tlb_stall = 0;
+	return 0;
+}
+
 /* A core's clock: work cycles (whole ones) + stall cycles. */
 static inline uint64_t dpmu_ucore_cycles(const struct dpmu_ucore *c)
 {

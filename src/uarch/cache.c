@@ -202,9 +202,11 @@ int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 	case DPMU_REPL_RANDOM:
 		return (int)(base + xorshift64(&s->rng) % s->ways);
 	case DPMU_REPL_PLRU: {
-		/* The first way not recently used (the mask is never full). */
-		uint64_t free_ways = ~s->mru[set];
-		return (int)(base + (uint32_t)__builtin_ctzll(free_ways));
+		/* The first way not recently used: with two ways or more
+		 * the mask is never full; one way (direct-mapped) is always
+		 * marked and is the victim. */
+		uint64_t free_ways = ~s->mru[set] & s->all_ways;
+		return (int)(base + (free_ways ? (uint32_t)__builtin_ctzll(free_ways) : 0));
 	}
 	case DPMU_REPL_LRU:
 	default: {

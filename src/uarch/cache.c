@@ -58,6 +58,8 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->mru = calloc(s->sets, sizeof *s->mru);
 	if (repl == DPMU_REPL_PLRU)
 		s->mark = calloc(n, sizeof *s->mark);
+	if (repl == DPMU_REPL_LRU)
+		s->run = calloc(s->sets, sizeof *s->run);
 	/* + 8: a search reads whole 8-byte words, past the last set too. */
 	s->fp = malloc(n + 8);
 	s->way_shift = is_pow2(ways) ? (int)log2u(ways) : -1;
@@ -68,7 +70,7 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);
 	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
-	    (repl == DPMU_REPL_PLRU && !s->mark)) {
+	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run)) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}
@@ -85,10 +87,12 @@ void dpmu_uset_free(struct dpmu_uset *s)
 	free(s->stamp);
 	free(s->mru);
 	free(s->mark);
+	free(s->run);
 	free(s->fp);
 	free(s->hint);
 	s->mru = NULL;
 	s->mark = NULL;
+	s->run = NULL;
 	s->fp = NULL;
 	s->hint = NULL;
 	s->tag = NULL;
@@ -191,6 +195,46 @@ static int first_zero_byte(const uint8_t *p, uint32_t n)
 	return -1;
 }
 
+/* The oldest way of a full LRU set (the first of equals, though valid
+ * ways' stamps differ): the next of its run when that is still right, else
+ * a scan that also finds the run of the ways after it. */
+static uint32_t lru_victim(struct dpmu_uset *s, uint32_t set)
+{
+	const uint64_t *st = s->stamp + (size_t)set * s->ways;
+	struct dpmu_lru_run *r = &s->run[set];
+	uint8_t i = r->next;
+	if (i && i < r->n && st[r->way[i - 1]] != r->stamp[i - 1] &&
+	    st[r->way[i]] == r->stamp[i]) {
+		r->next++;
+		return r->way[i];
+	}
+	uint64_t o[DPMU_LRU_RUN];
+	uint32_t b[DPMU_LRU_RUN] = { 0 };
+	for (unsigned k = 0; k < DPMU_LRU_RUN; k++)
+		o[k] = UINT64_MAX; /* no stamp is that large */
+	uint64_t cut = UINT64_MAX; /* o[DPMU_LRU_RUN - 1], kept in a register */
+	for (uint32_t w = 0; w < s->ways; w++) {
+		uint64_t t = st[w];
+		if (t >= cut)
+			continue; /* not among the oldest (or a later equal) */
+		unsigned k = DPMU_LRU_RUN - 1;
+		for (; k > 0 && t < o[k - 1]; k--) {
+			o[k] = o[k - 1];
+			b[k] = b[k - 1];
+		}
+		o[k] = t;
+		b[k] = w;
+		cut = o[DPMU_LRU_RUN - 1];
+	}
+	r->n = (uint8_t)(s->ways < DPMU_LRU_RUN ? s->ways : DPMU_LRU_RUN);
+	for (unsigned k = 0; k < r->n; k++) {
+		r->way[k] = b[k];
+		r->stamp[k] = o[k];
+	}
+	r->next = 1;
+	return b[0];
+}
+
 int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 {
 	uint32_t set = dpmu_uset_index(s, blk);
@@ -209,31 +253,7 @@ int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 		return (int)(base + (free_ways ? (uint32_t)__builtin_ctzll(free_ways) : 0));
 	}
 	case DPMU_REPL_LRU:
-	default: {
-		/* The oldest stamp, the first of equals (valid ways' stamps
-		 * differ anyway): even and odd ways apart, two at a time,
-		 * then the older of the two. */
-		const uint64_t *st = s->stamp + base;
-		const uint32_t ways = s->ways;
-		uint32_t b0 = 0, b1 = 1;
-		uint64_t o0 = st[0], o1 = ways > 1 ? st[1] : UINT64_MAX;
-		uint32_t w = 2;
-		for (; w + 1 < ways; w += 2) {
-			if (st[w] < o0) {
-				o0 = st[w];
-				b0 = w;
-			}
-			if (st[w + 1] < o1) {
-				o1 = st[w + 1];
-				b1 = w + 1;
-			}
-		}
-		if (w < ways && st[w] < o0) {
-			o0 = st[w];
-			b0 = w;
-		}
-		bool odd = o1 < o0 || (o1 == o0 && b1 < b0);
-		return (int)(base + (odd ? b1 : b0));
-	}
+	default:
+		return (int)(base + lru_victim(s, set));
 	}
 }

@@ -142,6 +142,17 @@ const char *dpmu_cev_name(enum dpmu_cev e, enum dpmu_dsu_numbering num);
  * INVALID and a non-zero "valid" value. */
 enum { DPMU_LINE_I = 0, DPMU_LINE_S = 1, DPMU_LINE_E = 2, DPMU_LINE_M = 3 };
 
+/* LRU: the oldest ways of a set in order, as its last full scan found
+ * them. Stamps only grow, so while each victim taken from the run has
+ * been refilled (its stamp changed) the next untouched one is the oldest
+ * way of the set: the next victims need no scan. */
+#define DPMU_LRU_RUN 4
+struct dpmu_lru_run {
+	uint32_t way[DPMU_LRU_RUN];
+	uint64_t stamp[DPMU_LRU_RUN];
+	uint8_t n, next;           /* ways in the run; the next to hand out */
+};
+
 struct dpmu_uset {
 	uint32_t sets, ways;
 	uint32_t shift;            /* log2 of the block (line or page) size */
@@ -154,6 +165,7 @@ struct dpmu_uset {
 	uint64_t *stamp;           /* [sets * ways]: LRU time */
 	uint64_t *mru;             /* [sets]: PLRU most-recently-used way bits */
 	uint8_t *mark;             /* PLRU only, [sets * ways]: the way's bit in mru (else NULL) */
+	struct dpmu_lru_run *run;  /* LRU only, [sets] (else NULL) */
 	int way_shift;             /* log2(ways) when ways is a power of two, else -1 */
 	uint64_t all_ways;         /* mask of every way of a set (PLRU) */
 	uint8_t *fp;               /* [sets * ways + 8]: dpmu_uset_fp of each slot's tag */

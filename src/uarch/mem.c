@@ -747,6 +747,29 @@ uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_
 
 /* ---- load and store instructions -------------------------------------------- */
 
+uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait)
+{
+	/* What dpmu_mem_op_slow does for it: aligned, so not UNALIGNED_*;
+	 * the page is the previous access's, so dpmu_mem_dtlb would count
+	 * the lookup and find nothing to do. */
+	c->dram_wait = 0;
+	c->tlb_stall = 0;
+	if (write) {
+		EV(c, ST_SPEC);
+		EV(c, L1D_TLB_WR);
+	} else {
+		EV(c, LD_SPEC);
+		EV(c, L1D_TLB_RD);
+	}
+	bool full = write && in->size == 1ull << c->l1d.set.shift; /* aligned: a whole line */
+	uint32_t lat = dpmu_mem_data(u, c, in->pc, in->addr, write, full);
+	*bw_wait = c->dram_wait;
+	if (write)
+		return 0; /* the store buffer hides store latency */
+	return lat > c->l1d.latency ? lat - c->l1d.latency : 0;
+}
+
 /* A load or store: TLB and cache for each line it touches. Returns the
  * cycles a load waits beyond an L1D hit; a store's latency is hidden by
  * the store buffer, but not a lack of DRAM bandwidth: *bw_wait is what the

@@ -415,6 +415,11 @@ uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_
 /* dpmu_mem_op for every access but the ones its inline part serves. */
 uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  bool write, uint32_t *bw_wait);
+/* dpmu_mem_op of an access aligned to its size within one line, in the
+ * page of the previous access (c->last_dvpn), whose L1D line the hint did
+ * not find in a state the inline part serves. */
+uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait);
 /* The stride prefetcher's L1D prefetch of block `pf` (pc: the trainer). */
 void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf);
 
@@ -445,8 +450,8 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 	if (vpn + 1 != c->last_dvpn) {
 		/* Another page: the L1 DTLB hit dpmu_mem_dtlb would find first
 		 * (its search starts with the same checked hint), touched the
-		 * same way; committed now, it is the same-page case below for
-		 * the slow path if the L1D misses. */
+		 * same way; committed now, it is the same-page case for
+		 * dpmu_mem_op_line if the L1D misses. */
 		struct dpmu_uset *t = &c->dtlb;
 		uint32_t th = t->hint[vpn & t->hint_mask];
 		if (t->tag[th] != vpn) /* an address's page: a match is valid */
@@ -458,10 +463,10 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 	uint32_t h = s->hint[blk & s->hint_mask];
 	/* An address's block: a matching tag is a valid line. */
 	if (s->tag[h] != blk)
-		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+		return dpmu_mem_op_line(u, c, in, write, bw_wait);
 	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
 	if (st < DPMU_LINE_E)
-		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+		return dpmu_mem_op_line(u, c, in, write, bw_wait);
 	if (write) {
 		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
 		c->pend[DPMU_UEV_ST_SPEC]++;

@@ -225,13 +225,16 @@ static inline void dpmu_uset_put(struct dpmu_uset *s, int slot, uint64_t blk, ui
 void dpmu_uset_mark(struct dpmu_uset *s, uint32_t slot);
 
 /* A hit on `slot` found through its hint (so the hint already points at
- * it): only the replacement state learns it. */
+ * it): only the replacement state learns it. PLRU is tested first, the
+ * caches' policy in the shipped profiles. */
 static inline void dpmu_uset_reuse(struct dpmu_uset *s, uint32_t slot)
 {
-	if (s->repl == DPMU_REPL_LRU)
+	if (s->mark) {
+		if (!s->mark[slot]) /* a marked way stays marked */
+			dpmu_uset_mark(s, slot);
+	} else if (s->repl == DPMU_REPL_LRU) {
 		s->stamp[slot] = ++s->clock;
-	else if (s->mark && !s->mark[slot]) /* PLRU: a marked way stays marked */
-		dpmu_uset_mark(s, slot);
+	}
 }
 
 /* A hit or fill of `slot`: the replacement state and the hint learn it. */
@@ -457,7 +460,10 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		if (t->tag[th] != vpn) /* an address's page: a match is valid */
 			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
 		c->last_dvpn = vpn + 1;
-		dpmu_uset_reuse(t, th);
+		if (t->repl == DPMU_REPL_LRU) /* TLBs are LRU (docs/events.md) */
+			t->stamp[th] = ++t->clock;
+		else
+			dpmu_uset_reuse(t, th);
 	}
 	uint64_t blk = a >> s->shift;
 	uint32_t h = s->hint[blk & s->hint_mask];

@@ -40,7 +40,10 @@ int dpmu_bpred_init(struct dpmu_bpred *b, const struct dpmu_bp_params *p, struct
 				    p->ras_entries);
 	b->kind = p->kind;
 	b->pht_mask = p->entries - 1;
-	b->hist_mask = p->history_bits ? (uint32_t)((1ull << p->history_bits) - 1) : 0;
+	/* Only gshare looks at the history: bimodal keeps none. */
+	b->hist_mask = p->kind == DPMU_BP_GSHARE && p->history_bits
+			       ? (uint32_t)((1ull << p->history_bits) - 1)
+			       : 0;
 	b->pht = malloc(p->entries);
 	if (p->btb_entries) {
 		b->btb_mask = p->btb_entries - 1;
@@ -81,12 +84,14 @@ static bool btb_predict(struct dpmu_bpred *b, uint64_t pc, uint64_t target)
 	return ok;
 }
 
+/* The return stack is a ring of ras_n entries (any count, not only powers
+ * of two); the oldest entry is overwritten when it is full. */
 static void ras_push(struct dpmu_bpred *b, uint64_t ret)
 {
 	if (!b->ras_n)
 		return;
 	b->ras[b->ras_top] = ret;
-	b->ras_top = (b->ras_top + 1) % b->ras_n;
+	b->ras_top = b->ras_top + 1 == b->ras_n ? 0 : b->ras_top + 1;
 	if (b->ras_depth < b->ras_n)
 		b->ras_depth++;
 }
@@ -95,32 +100,18 @@ static bool ras_pop(struct dpmu_bpred *b, uint64_t target)
 {
 	if (!b->ras_depth)
 		return false;
-	b->ras_top = (b->ras_top + b->ras_n - 1) % b->ras_n;
+	b->ras_top = b->ras_top ? b->ras_top - 1 : b->ras_n - 1;
 	b->ras_depth--;
 	return b->ras[b->ras_top] == target;
 }
 
-bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in)
+bool dpmu_bpred_other(struct dpmu_bpred *b, const struct dpmu_insn *in)
 {
 	uint64_t pc = in->pc;
 	switch (in->br_kind) {
-	case DPMU_BR_COND: {
-		uint32_t idx = (uint32_t)(pc >> 2);
-		if (b->kind == DPMU_BP_GSHARE)
-			idx ^= b->ghist;
-		idx &= b->pht_mask;
-		uint8_t ctr = b->pht[idx];
-		bool pred = ctr >= 2;
-		bool taken = in->taken != 0;
-		if (taken && ctr < 3)
-			b->pht[idx] = ctr + 1;
-		else if (!taken && ctr > 0)
-			b->pht[idx] = ctr - 1;
-		b->ghist = ((b->ghist << 1) | taken) & b->hist_mask;
-		return pred != taken;
-	}
+	case DPMU_BR_COND:
 	case DPMU_BR_UNCOND:
-		return false;
+		return dpmu_bpred_branch(b, in);
 	case DPMU_BR_CALL: {
 		ras_push(b, pc + (in->isize ? in->isize : 4));
 		/* BL unless the encoding says BLR (a trace's `call` is BL). */

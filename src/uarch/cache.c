@@ -23,8 +23,9 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err)
 {
 	memset(s, 0, sizeof *s);
-	if (!is_pow2(block))
-		return dpmu_err_set(err, DPMU_EINVAL, "%s: block size %u is not a power of two",
+	if (!is_pow2(block) || block < 2)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "%s: block size %u is not a power of two of at least 2 bytes",
 				    what, block);
 	if (ways == 0 || ways > 64)
 		return dpmu_err_set(err, DPMU_EINVAL, "%s: %u ways (1 to 64)", what, ways);
@@ -42,6 +43,7 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->sets = (uint32_t)sets;
 	s->ways = ways;
 	s->shift = log2u(block);
+	s->above_block = ~((uint64_t)block - 1);
 	s->pow2 = is_pow2(sets);
 	s->set_mask = s->pow2 ? s->sets - 1 : 0;
 	s->repl = repl;
@@ -54,6 +56,12 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->state = calloc(n, sizeof *s->state);
 	s->stamp = calloc(n, sizeof *s->stamp);
 	s->mru = calloc(s->sets, sizeof *s->mru);
+	if (repl == DPMU_REPL_PLRU)
+		s->mark = calloc(n, sizeof *s->mark);
+	if (repl == DPMU_REPL_LRU)
+		s->run = calloc(s->sets, sizeof *s->run);
+	/* + 8: a search reads whole 8-byte words, past the last set too. */
+	s->fp = malloc(n + 8);
 	s->way_shift = is_pow2(ways) ? (int)log2u(ways) : -1;
 	s->all_ways = ways == 64 ? ~0ull : (1ull << ways) - 1;
 	uint64_t hn = 1;
@@ -61,10 +69,14 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		hn <<= 1;
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);
-	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint) {
+	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
+	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run)) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}
+	for (size_t i = 0; i < n; i++)
+		s->tag[i] = DPMU_TAG_NONE;
+	memset(s->fp, dpmu_uset_fp(DPMU_TAG_NONE), n + 8);
 	return 0;
 }
 
@@ -74,12 +86,41 @@ void dpmu_uset_free(struct dpmu_uset *s)
 	free(s->state);
 	free(s->stamp);
 	free(s->mru);
+	free(s->mark);
+	free(s->run);
+	free(s->fp);
 	free(s->hint);
 	s->mru = NULL;
+	s->mark = NULL;
+	s->run = NULL;
+	s->fp = NULL;
 	s->hint = NULL;
 	s->tag = NULL;
 	s->state = NULL;
 	s->stamp = NULL;
+}
+
+static inline uint32_t set_of(const struct dpmu_uset *s, uint32_t slot)
+{
+	return s->way_shift >= 0 ? slot >> s->way_shift : slot / s->ways;
+}
+
+void dpmu_uset_mark(struct dpmu_uset *s, uint32_t slot)
+{
+	/* Bit-PLRU (MRU bits, one mask per set): mark the way; when every
+	 * way is marked, clear all marks but this one. Works for any way
+	 * count, unlike tree PLRU. mark[] mirrors the bits per slot, so a
+	 * hit on a marked way needs neither its set nor its bit. */
+	uint32_t set = set_of(s, slot);
+	uint32_t base = set * s->ways;
+	uint64_t bit = 1ull << (slot - base);
+	uint64_t m = s->mru[set] | bit;
+	if (m == s->all_ways) {
+		m = bit;
+		memset(s->mark + base, 0, s->ways);
+	}
+	s->mru[set] = m;
+	s->mark[slot] = 1;
 }
 
 static uint64_t xorshift64(uint64_t *st)
@@ -91,6 +132,49 @@ static uint64_t xorshift64(uint64_t *st)
 	return *st = x;
 }
 
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+/* Bytes of v that are zero get their high bit set (and, above a zero
+ * byte, possibly a 0x01 byte too: callers check what a flag points at). */
+static inline uint64_t zero_bytes(uint64_t v)
+{
+	return (v - ONES) & ~v & HIGHS;
+}
+
+/* Eight bytes of p as a word whose byte i is p[i]. */
+static inline uint64_t load8(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk)
+{
+	const uint32_t ways = s->ways;
+	const uint32_t base = dpmu_uset_index(s, blk) * ways;
+	const uint8_t *fp = s->fp + base;
+	const uint64_t pat = ONES * dpmu_uset_fp(blk);
+	for (uint32_t w = 0; w < ways; w += 8) {
+		/* A zero byte where a way's fingerprint matches. */
+		uint64_t z = zero_bytes(load8(fp + w) ^ pat);
+		if (!z)
+			continue;
+		if (ways - w < 8) /* bytes past the set's last way */
+			z &= (1ull << (8 * (ways - w))) - 1;
+		for (; z; z &= z - 1) {
+			uint32_t slot = base + w + ((uint32_t)__builtin_ctzll(z) >> 3);
+			if (s->tag[slot] == blk && s->state[slot])
+				return (int)slot;
+		}
+	}
+	return -1;
+}
+
 /* Index of the first zero byte of p[0..n), or -1: eight at a time with
  * the has-zero-byte trick (the lowest flagged byte is the first zero). */
 static int first_zero_byte(const uint8_t *p, uint32_t n)
@@ -100,7 +184,7 @@ static int first_zero_byte(const uint8_t *p, uint32_t n)
 	for (; i + 8 <= n; i += 8) {
 		uint64_t v;
 		memcpy(&v, p + i, 8);
-		uint64_t z = (v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull;
+		uint64_t z = zero_bytes(v);
 		if (z)
 			return (int)(i + ((uint32_t)__builtin_ctzll(z) >> 3));
 	}
@@ -111,9 +195,50 @@ static int first_zero_byte(const uint8_t *p, uint32_t n)
 	return -1;
 }
 
+/* The oldest way of a full LRU set (the first of equals, though valid
+ * ways' stamps differ): the next of its run when that is still right, else
+ * a scan that also finds the run of the ways after it. */
+static uint32_t lru_victim(struct dpmu_uset *s, uint32_t set)
+{
+	const uint64_t *st = s->stamp + (size_t)set * s->ways;
+	struct dpmu_lru_run *r = &s->run[set];
+	uint8_t i = r->next;
+	if (i && i < r->n && st[r->way[i - 1]] != r->stamp[i - 1] &&
+	    st[r->way[i]] == r->stamp[i]) {
+		r->next++;
+		return r->way[i];
+	}
+	uint64_t o[DPMU_LRU_RUN];
+	uint32_t b[DPMU_LRU_RUN] = { 0 };
+	for (unsigned k = 0; k < DPMU_LRU_RUN; k++)
+		o[k] = UINT64_MAX; /* no stamp is that large */
+	uint64_t cut = UINT64_MAX; /* o[DPMU_LRU_RUN - 1], kept in a register */
+	for (uint32_t w = 0; w < s->ways; w++) {
+		uint64_t t = st[w];
+		if (t >= cut)
+			continue; /* not among the oldest (or a later equal) */
+		unsigned k = DPMU_LRU_RUN - 1;
+		for (; k > 0 && t < o[k - 1]; k--) {
+			o[k] = o[k - 1];
+			b[k] = b[k - 1];
+		}
+		o[k] = t;
+		b[k] = w;
+		cut = o[DPMU_LRU_RUN - 1];
+	}
+	r->n = (uint8_t)(s->ways < DPMU_LRU_RUN ? s->ways : DPMU_LRU_RUN);
+	for (unsigned k = 0; k < r->n; k++) {
+		r->way[k] = b[k];
+		r->stamp[k] = o[k];
+	}
+	r->next = 1;
+	return b[0];
+}
+
 int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 {
-	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
+	uint32_t set = dpmu_uset_index(s, blk);
+	uint32_t base = set * s->ways;
 	int inv = first_zero_byte(s->state + base, s->ways);
 	if (inv >= 0)
 		return (int)base + inv;
@@ -121,17 +246,14 @@ int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 	case DPMU_REPL_RANDOM:
 		return (int)(base + xorshift64(&s->rng) % s->ways);
 	case DPMU_REPL_PLRU: {
-		/* The first way not recently used (the mask is never full). */
-		uint64_t free_ways = ~s->mru[base / s->ways];
-		return (int)(base + (uint32_t)__builtin_ctzll(free_ways));
+		/* The first way not recently used: with two ways or more
+		 * the mask is never full; one way (direct-mapped) is always
+		 * marked and is the victim. */
+		uint64_t free_ways = ~s->mru[set] & s->all_ways;
+		return (int)(base + (free_ways ? (uint32_t)__builtin_ctzll(free_ways) : 0));
 	}
 	case DPMU_REPL_LRU:
-	default: {
-		uint32_t best = base;
-		for (uint32_t w = 1; w < s->ways; w++)
-			if (s->stamp[base + w] < s->stamp[best])
-				best = base + w;
-		return (int)best;
-	}
+	default:
+		return (int)(base + lru_victim(s, set));
 	}
 }

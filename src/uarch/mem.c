@@ -102,8 +102,7 @@ static int l3_install(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uc
 		CEV(cl, L3_EVICT, 1);
 	if (s->state[v] == DPMU_LINE_M)
 		l3_writeback_victim(u, c, cl);
-	s->tag[v] = blk;
-	s->state[v] = dirty ? DPMU_LINE_M : DPMU_LINE_S;
+	dpmu_uset_put(s, v, blk, dirty ? DPMU_LINE_M : DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
 	return v;
 }
@@ -166,7 +165,7 @@ static void l1_drop(struct dpmu_ucache *l1, uint64_t blk)
 {
 	int s = dpmu_uset_find(&l1->set, blk);
 	if (s >= 0)
-		l1->set.state[s] = DPMU_LINE_I;
+		dpmu_uset_drop(&l1->set, s);
 }
 
 /* Snoop that invalidates the peer's copy (another core wants to write, or
@@ -183,7 +182,7 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 			EV(p, L1D_CACHE_WB);
 			EV(p, L1D_CACHE_WB_CLEAN);
 		}
-		p->l1d.set.state[s1] = DPMU_LINE_I;
+		dpmu_uset_drop(&p->l1d.set, s1);
 		EV(p, L1D_CACHE_INVAL);
 	}
 	l1_drop(&p->l1i, blk);
@@ -191,7 +190,7 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 		return dirty;
 	if (p->l2.set.state[s2] == DPMU_LINE_M)
 		dirty = true;
-	p->l2.set.state[s2] = DPMU_LINE_I;
+	dpmu_uset_drop(&p->l2.set, s2);
 	EV(p, L2D_CACHE_INVAL);
 	if (dirty) {
 		EV(p, L2D_CACHE_WB);
@@ -267,7 +266,7 @@ static void sf_remove(struct dpmu_ucluster *cl, unsigned me, uint64_t blk)
 		return;
 	cl->sf_mask[s] &= ~(1u << me);
 	if (!cl->sf_mask[s])
-		cl->sf.state[s] = DPMU_LINE_I;
+		dpmu_uset_drop(&cl->sf, s);
 }
 
 /* Record that core `me` now holds the line; a full filter set evicts an
@@ -294,8 +293,7 @@ static void sf_add(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uclus
 					l3_write(u, c, cl, old, false);
 			}
 		}
-		s->tag[e] = blk;
-		s->state[e] = 1;
+		dpmu_uset_put(s, e, blk, 1);
 		cl->sf_mask[e] = 0;
 	}
 	cl->sf_mask[e] |= 1u << me;
@@ -438,10 +436,10 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 	int s1 = dpmu_uset_find(&c->l1d.set, blk);
 	if (s1 >= 0) {
 		dirty |= c->l1d.set.state[s1] == DPMU_LINE_M;
-		c->l1d.set.state[s1] = DPMU_LINE_I;
+		dpmu_uset_drop(&c->l1d.set, s1);
 	}
 	l1_drop(&c->l1i, blk);
-	s->state[v] = DPMU_LINE_I;
+	dpmu_uset_drop(s, v);
 	struct dpmu_ucluster *cl = cluster_of(u, c);
 	if (dirty) {
 		EV(c, L2D_CACHE_WB);
@@ -450,32 +448,6 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 		l3_write(u, c, cl, blk, true);
 	}
 	sf_remove(cl, c->id - cl->first_core, blk);
-}
-
-static void stride_train(struct dpmu_ucache *ch, uint64_t pc, uint64_t blk, uint64_t *pf_blk)
-{
-	struct dpmu_pf_entry *e = &ch->pf[(pc >> 2) % DPMU_PF_ENTRIES];
-	*pf_blk = 0;
-	if (e->pc != pc + 1) {
-		e->pc = pc + 1;
-		e->last = blk;
-		e->stride = 0;
-		e->conf = 0;
-		return;
-	}
-	int64_t st = (int64_t)(blk - e->last);
-	if (st == 0)
-		return;
-	if (st == e->stride) {
-		if (e->conf < 3)
-			e->conf++;
-	} else {
-		e->stride = st;
-		e->conf = 0;
-	}
-	e->last = blk;
-	if (e->conf >= 1)
-		*pf_blk = blk + (uint64_t)st;
 }
 
 static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
@@ -488,7 +460,7 @@ static void l2_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc,
 	if (c->l2.prefetch == DPMU_PREFETCH_NEXT_LINE && demand_miss)
 		pf = blk + 1;
 	else if (c->l2.prefetch == DPMU_PREFETCH_STRIDE)
-		stride_train(&c->l2, pc, blk, &pf);
+		pf = dpmu_stride_train(c->l2.pf, pc, blk);
 	if (pf && dpmu_uset_find(&c->l2.set, pf) < 0) {
 		uint8_t st;
 		l2_access(u, c, pc, pf, REQ_PREFETCH, &st);
@@ -538,8 +510,7 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 	lat = d > lat ? d : lat;
 	int v = dpmu_uset_victim(s, blk);
 	l2_evict(u, c, v);
-	s->tag[v] = blk;
-	s->state[v] = ns;
+	dpmu_uset_put(s, v, blk, ns);
 	dpmu_uset_touch(s, v);
 	*state = ns;
 	if (r != REQ_PREFETCH && c->l2.prefetch != DPMU_PREFETCH_NONE)
@@ -565,8 +536,7 @@ static int l1d_fill(struct dpmu_ucore *c, uint64_t blk, uint8_t st)
 			dpmu_uset_touch(&c->l2.set, s2);
 		}
 	}
-	s->tag[v] = blk;
-	s->state[v] = st;
+	dpmu_uset_put(s, v, blk, st);
 	dpmu_uset_touch(s, v);
 	return v;
 }
@@ -579,7 +549,7 @@ static inline uint8_t l1_state(uint8_t l2st, bool write)
 	return l2st == DPMU_LINE_S ? DPMU_LINE_S : DPMU_LINE_E;
 }
 
-static void l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf)
+void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf)
 {
 	if (dpmu_uset_find(&c->l1d.set, pf) >= 0)
 		return;
@@ -601,9 +571,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 		EV(c, L1D_CACHE_WR);
 	else
 		EV(c, L1D_CACHE_RD);
-	uint64_t pf = 0;
-	if (c->l1d.prefetch == DPMU_PREFETCH_STRIDE)
-		stride_train(&c->l1d, pc, blk, &pf);
+	uint64_t pf = c->l1d.pf ? dpmu_stride_train(c->l1d.pf, pc, blk) : 0;
 	/* The line of the previous access is the most recently used of its
 	 * set: found without a search, and touching it changes nothing. */
 	int slot = c->l1d_mru;
@@ -628,7 +596,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 			s->state[slot] = DPMU_LINE_M;
 		}
 		if (pf)
-			l1d_prefetch(u, c, pc, pf);
+			dpmu_mem_l1d_prefetch(u, c, pc, pf);
 		return c->l1d.latency;
 	}
 	uint8_t st;
@@ -655,7 +623,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 	if (c->l1d.prefetch == DPMU_PREFETCH_NEXT_LINE)
 		pf = blk + 1;
 	if (pf)
-		l1d_prefetch(u, c, pc, pf);
+		dpmu_mem_l1d_prefetch(u, c, pc, pf);
 	return lat > c->l1d.latency ? lat : c->l1d.latency;
 }
 
@@ -664,8 +632,7 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 {
 	int v = dpmu_uset_victim(t, vpn);
-	t->tag[v] = vpn;
-	t->state[v] = 1;
+	dpmu_uset_put(t, v, vpn, 1);
 	dpmu_uset_touch(t, v);
 }
 
@@ -716,6 +683,11 @@ static uint32_t itlb(struct dpmu_ucore *c, uint64_t pc)
 {
 	uint64_t vpn = pc >> c->page_shift;
 	EV(c, L1I_TLB);
+	/* The page of the previous lookup is the most recently used entry:
+	 * looking it up again changes nothing. */
+	if (vpn + 1 == c->last_ivpn)
+		return 0;
+	c->last_ivpn = vpn + 1;
 	int s = dpmu_uset_find(&c->itlb, vpn);
 	if (s >= 0) {
 		dpmu_uset_touch(&c->itlb, s);
@@ -743,12 +715,11 @@ static void l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, ui
 	l2_access(u, c, pc, blk, REQ_IFETCH, &st);
 	struct dpmu_uset *s = &c->l1i.set;
 	int v = dpmu_uset_victim(s, blk); /* instruction lines are clean: dropped */
-	s->tag[v] = blk;
-	s->state[v] = DPMU_LINE_S;
+	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
 }
 
-uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
+uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
 {
 	uint32_t extra = itlb(c, pc);
 	c->tlb_stall = extra;
@@ -764,8 +735,7 @@ uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
 	uint8_t st;
 	uint32_t lat = l2_access(u, c, pc, blk, REQ_IFETCH, &st);
 	int v = dpmu_uset_victim(s, blk);
-	s->tag[v] = blk;
-	s->state[v] = DPMU_LINE_S;
+	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
 	if (c->l1i.prefetch != DPMU_PREFETCH_NONE && dpmu_uset_find(s, blk + 1) < 0) {
 		EV(c, L1I_CACHE_REFILL);
@@ -777,12 +747,35 @@ uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
 
 /* ---- load and store instructions -------------------------------------------- */
 
+uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait)
+{
+	/* What dpmu_mem_op_slow does for it: aligned, so not UNALIGNED_*;
+	 * the page is the previous access's, so dpmu_mem_dtlb would count
+	 * the lookup and find nothing to do. */
+	c->dram_wait = 0;
+	c->tlb_stall = 0;
+	if (write) {
+		EV(c, ST_SPEC);
+		EV(c, L1D_TLB_WR);
+	} else {
+		EV(c, LD_SPEC);
+		EV(c, L1D_TLB_RD);
+	}
+	bool full = write && in->size == 1ull << c->l1d.set.shift; /* aligned: a whole line */
+	uint32_t lat = dpmu_mem_data(u, c, in->pc, in->addr, write, full);
+	*bw_wait = c->dram_wait;
+	if (write)
+		return 0; /* the store buffer hides store latency */
+	return lat > c->l1d.latency ? lat - c->l1d.latency : 0;
+}
+
 /* A load or store: TLB and cache for each line it touches. Returns the
  * cycles a load waits beyond an L1D hit; a store's latency is hidden by
  * the store buffer, but not a lack of DRAM bandwidth: *bw_wait is what the
  * access waited for it (docs/events.md, "Timing"). */
-uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-		     bool write, uint32_t *bw_wait)
+uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait)
 {
 	c->dram_wait = 0;
 	c->tlb_stall = 0;
@@ -806,76 +799,30 @@ uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dp
 	if (end < a)
 		end = UINT64_MAX; /* wraps the address space: clip */
 	uint32_t worst = 0;
-	*bw_wait = 0;
 	if (!((a ^ end) >> shift)) {
-		/* The hot path: one line, in the page of the previous access,
-		 * an L1D hit that needs no change of state. Counts exactly what
-		 * dpmu_mem_dtlb and dpmu_mem_data would. */
-		struct dpmu_uset *s = &c->l1d.set;
-		uint64_t blk = a >> shift;
-		uint32_t h = s->hint[blk & s->hint_mask];
-		uint64_t vpn = a >> c->page_shift;
-		bool tlb_same = vpn + 1 == c->last_dvpn;
-		/* Another page whose L1 DTLB entry the hint finds: the hit
-		 * dpmu_mem_dtlb would see (its search starts with the same
-		 * checked hint), touched the same way. */
-		uint32_t th = 0;
-		bool tlb_hint = false;
-		if (!tlb_same) {
-			th = c->dtlb.hint[vpn & c->dtlb.hint_mask];
-			tlb_hint = c->dtlb.tag[th] == vpn && c->dtlb.state[th];
-		}
-		if ((tlb_same || tlb_hint) && s->tag[h] == blk && s->state[h] &&
-		    (!write || s->state[h] == DPMU_LINE_M)) {
-			if (tlb_hint) {
-				c->last_dvpn = vpn + 1;
-				dpmu_uset_touch(&c->dtlb, (int)th);
-			}
-			if (write) {
-				EV(c, L1D_TLB_WR);
-				EV(c, L1D_CACHE_WR);
-			} else {
-				EV(c, L1D_TLB_RD);
-				EV(c, L1D_CACHE_RD);
-			}
-			if ((int)h != c->l1d_mru) {
-				dpmu_uset_touch(s, (int)h);
-				c->l1d_mru = (int)h;
-			}
-			if (c->l1d.prefetch == DPMU_PREFETCH_STRIDE) {
-				uint64_t pf;
-				stride_train(&c->l1d, in->pc, blk, &pf);
-				if (pf)
-					l1d_prefetch(u, c, in->pc, pf);
-			}
-			return 0;
-		}
 		/* The common case: one line. */
 		worst = dpmu_mem_dtlb(u, c, a, write);
 		c->tlb_stall = worst;
 		bool full = write && !(a & (line - 1)) && size == line;
 		worst += dpmu_mem_data(u, c, in->pc, a, write, full);
-		*bw_wait = c->dram_wait;
-		if (write)
-			return 0;
-		return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
-	}
-	uint64_t last_page = UINT64_MAX;
-	for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {
-		uint64_t base = blk << shift;
-		uint64_t lo = base > a ? base : a;
-		uint32_t lat = 0;
-		if (lo >> c->page_shift != last_page) {
-			last_page = lo >> c->page_shift;
-			lat = dpmu_mem_dtlb(u, c, lo, write);
-			c->tlb_stall += lat;
+	} else {
+		uint64_t last_page = UINT64_MAX;
+		for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {
+			uint64_t base = blk << shift;
+			uint64_t lo = base > a ? base : a;
+			uint32_t lat = 0;
+			if (lo >> c->page_shift != last_page) {
+				last_page = lo >> c->page_shift;
+				lat = dpmu_mem_dtlb(u, c, lo, write);
+				c->tlb_stall += lat;
+			}
+			bool full = write && base >= a && end - base >= line - 1;
+			lat += dpmu_mem_data(u, c, in->pc, lo, write, full);
+			if (lat > worst)
+				worst = lat;
+			if (blk == UINT64_MAX >> shift)
+				break;
 		}
-		bool full = write && base >= a && end - base >= line - 1;
-		lat += dpmu_mem_data(u, c, in->pc, lo, write, full);
-		if (lat > worst)
-			worst = lat;
-		if (blk == UINT64_MAX >> shift)
-			break;
 	}
 	*bw_wait = c->dram_wait;
 	if (write)

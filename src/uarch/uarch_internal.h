@@ -144,23 +144,44 @@ const char *dpmu_cev_name(enum dpmu_cev e, enum dpmu_dsu_numbering num);
  * INVALID and a non-zero "valid" value. */
 enum { DPMU_LINE_I = 0, DPMU_LINE_S = 1, DPMU_LINE_E = 2, DPMU_LINE_M = 3 };
 
+/* LRU: the oldest ways of a set in order, as its last full scan found
+ * them. Stamps only grow, so while each victim taken from the run has
+ * been refilled (its stamp changed) the next untouched one is the oldest
+ * way of the set: the next victims need no scan. */
+#define DPMU_LRU_RUN 4
+struct dpmu_lru_run {
+	uint32_t way[DPMU_LRU_RUN];
+	uint64_t stamp[DPMU_LRU_RUN];
+	uint8_t n, next;           /* ways in the run; the next to hand out */
+};
+
 struct dpmu_uset {
 	uint32_t sets, ways;
 	uint32_t shift;            /* log2 of the block (line or page) size */
+	uint64_t above_block;      /* ~(block size - 1): the address bits above an offset */
 	uint32_t set_mask;         /* sets - 1 when sets is a power of two */
 	bool pow2;
 	enum dpmu_replacement repl;
-	uint64_t *tag;             /* [sets * ways]: block number */
+	uint64_t *tag;             /* [sets * ways]: block number; DPMU_TAG_NONE when invalid */
 	uint8_t *state;            /* [sets * ways] */
 	uint64_t *stamp;           /* [sets * ways]: LRU time */
 	uint64_t *mru;             /* [sets]: PLRU most-recently-used way bits */
+	uint8_t *mark;             /* PLRU only, [sets * ways]: the way's bit in mru (else NULL) */
+	struct dpmu_lru_run *run;  /* LRU only, [sets] (else NULL) */
 	int way_shift;             /* log2(ways) when ways is a power of two, else -1 */
 	uint64_t all_ways;         /* mask of every way of a set (PLRU) */
+	uint8_t *fp;               /* [sets * ways + 8]: dpmu_uset_fp of each slot's tag */
 	uint32_t *hint;            /* [hint_mask + 1]: slot a block was last seen in */
 	uint32_t hint_mask;
 	uint64_t clock;
 	uint64_t rng;              /* xorshift64 state (random replacement) */
 };
+
+/* The tag of an invalid slot. Blocks are at least 2 bytes, so no block
+ * number of an address equals it: a slot whose tag matches such a number
+ * is valid (a prefetcher's computed block can still wrap to it, so
+ * dpmu_uset_find checks the state too). */
+#define DPMU_TAG_NONE UINT64_MAX
 
 int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_t ways,
 		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err);
@@ -171,6 +192,18 @@ static inline uint32_t dpmu_uset_index(const struct dpmu_uset *s, uint64_t blk)
 	return s->pow2 ? (uint32_t)(blk & s->set_mask) : (uint32_t)(blk % s->sets);
 }
 
+/* One byte of a block number's hash, kept per slot: a set is searched
+ * eight fingerprints at a time, and only the ways whose fingerprint
+ * matches compare their tag. The high byte of a multiplicative hash,
+ * because the blocks of one set share their low (index) bits. */
+static inline uint8_t dpmu_uset_fp(uint64_t blk)
+{
+	return (uint8_t)((blk * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+/* The search of the set of `blk` (dpmu_uset_find without the hint). */
+int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk);
+
 /* Slot of block `blk` (a block number, address >> shift), or -1. A
  * direct-mapped hint of where each block was last touched answers most
  * lookups without searching the set; it is checked, so never wrong. */
@@ -179,33 +212,46 @@ static inline int dpmu_uset_find(const struct dpmu_uset *s, uint64_t blk)
 	uint32_t h = s->hint[blk & s->hint_mask];
 	if (s->tag[h] == blk && s->state[h])
 		return (int)h;
-	uint32_t base = dpmu_uset_index(s, blk) * s->ways;
-	for (uint32_t w = 0; w < s->ways; w++)
-		if (s->tag[base + w] == blk && s->state[base + w])
-			return (int)(base + w);
-	return -1;
+	return dpmu_uset_search(s, blk);
 }
 
-static inline uint32_t set_of(const struct dpmu_uset *s, int slot)
+/* Put block `blk` in `slot` with (valid) state `st`. */
+static inline void dpmu_uset_put(struct dpmu_uset *s, int slot, uint64_t blk, uint8_t st)
 {
-	return s->way_shift >= 0 ? (uint32_t)slot >> s->way_shift : (uint32_t)slot / s->ways;
+	s->tag[slot] = blk;
+	s->fp[slot] = dpmu_uset_fp(blk);
+	s->state[slot] = st;
+}
+
+/* PLRU: set the MRU bit of `slot` (it was clear). */
+void dpmu_uset_mark(struct dpmu_uset *s, uint32_t slot);
+
+/* A hit on `slot` found through its hint (so the hint already points at
+ * it): only the replacement state learns it. PLRU is tested first, the
+ * caches' policy in the shipped profiles. */
+static inline void dpmu_uset_reuse(struct dpmu_uset *s, uint32_t slot)
+{
+	if (s->mark) {
+		if (!s->mark[slot]) /* a marked way stays marked */
+			dpmu_uset_mark(s, slot);
+	} else if (s->repl == DPMU_REPL_LRU) {
+		s->stamp[slot] = ++s->clock;
+	}
 }
 
 /* A hit or fill of `slot`: the replacement state and the hint learn it. */
 static inline void dpmu_uset_touch(struct dpmu_uset *s, int slot)
 {
 	s->hint[s->tag[slot] & s->hint_mask] = (uint32_t)slot;
-	if (s->repl == DPMU_REPL_LRU) {
-		s->stamp[slot] = ++s->clock;
-	} else if (s->repl == DPMU_REPL_PLRU) {
-		/* Bit-PLRU (MRU bits, one mask per set): mark the way; when
-		 * every way is marked, clear all marks but this one. Works for
-		 * any way count, unlike tree PLRU. */
-		uint32_t set = set_of(s, slot);
-		uint64_t bit = 1ull << ((uint32_t)slot - set * s->ways);
-		uint64_t m = s->mru[set] | bit;
-		s->mru[set] = m == s->all_ways ? bit : m;
-	}
+	dpmu_uset_reuse(s, (uint32_t)slot);
+}
+
+/* Invalidate `slot` (its tag becomes DPMU_TAG_NONE). */
+static inline void dpmu_uset_drop(struct dpmu_uset *s, int slot)
+{
+	s->state[slot] = DPMU_LINE_I;
+	s->tag[slot] = DPMU_TAG_NONE;
+	s->fp[slot] = dpmu_uset_fp(DPMU_TAG_NONE);
 }
 
 /* The slot a new block of this set goes to: an invalid way, else the
@@ -218,8 +264,8 @@ struct dpmu_bpred {
 	enum dpmu_bp_kind kind;
 	uint32_t pht_mask;
 	uint8_t *pht;              /* 2-bit counters */
-	uint32_t hist_mask;
-	uint32_t ghist;
+	uint32_t hist_mask;        /* 0 for bimodal: its history stays 0 */
+	uint32_t ghist;            /* global history, xor-ed into the index (gshare) */
 	uint32_t btb_mask;
 	uint64_t *btb_tag, *btb_target;
 	uint32_t ras_n, ras_top, ras_depth;
@@ -228,19 +274,69 @@ struct dpmu_bpred {
 
 int dpmu_bpred_init(struct dpmu_bpred *b, const struct dpmu_bp_params *p, struct dpmu_err *err);
 void dpmu_bpred_free(struct dpmu_bpred *b);
+/* dpmu_bpred_branch for calls, returns and indirect branches. */
+bool dpmu_bpred_other(struct dpmu_bpred *b, const struct dpmu_insn *in);
+
 /* One retired branch; returns true when it was mispredicted (direction,
- * target or return address), and trains the predictor. */
-bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in);
+ * target or return address), and trains the predictor. Conditional and
+ * unconditional direct branches are inline. */
+static inline bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in)
+{
+	if (in->br_kind == DPMU_BR_COND) {
+		/* Next state of a 2-bit saturating counter, by 2 x counter +
+		 * taken: 0 -> 0|1, 1 -> 0|2, 2 -> 1|3, 3 -> 2|3. */
+		static const uint8_t next[8] = { 0, 1, 0, 2, 1, 3, 2, 3 };
+		/* bimodal: PC; gshare: PC xor global history (which stays 0
+		 * for bimodal, so one index serves both). */
+		uint32_t t = in->taken != 0;
+		uint32_t g = b->ghist; /* read once: the byte store below may alias it */
+		uint32_t idx = ((uint32_t)(in->pc >> 2) ^ g) & b->pht_mask;
+		uint32_t ctr = b->pht[idx];
+		b->ghist = ((g << 1) | t) & b->hist_mask;
+		b->pht[idx] = next[ctr * 2 + t];
+		return (ctr >> 1) != t; /* predicted taken from 2 up */
+	}
+	if (in->br_kind == DPMU_BR_UNCOND)
+		return false; /* the target is in the encoding */
+	return dpmu_bpred_other(b, in);
+}
 
 /* ---- the hierarchy (mem.c) ------------------------------------------------ */
 
 /* Stride-prefetcher table (per cache that prefetches). */
 #define DPMU_PF_ENTRIES 64
 struct dpmu_pf_entry {
-	uint64_t pc, last;
+	uint64_t pc, last;         /* pc + 1 (0: empty); the last block it touched */
 	int64_t stride;
 	uint8_t conf;
 };
+
+/* Train the stride table `pf` with an access of `pc` to block `blk`;
+ * returns the block to prefetch, or 0. An entry per PC (a new PC takes the
+ * entry over); a stride seen twice in a row is trusted. */
+static inline uint64_t dpmu_stride_train(struct dpmu_pf_entry *pf, uint64_t pc, uint64_t blk)
+{
+	struct dpmu_pf_entry *e = &pf[(pc >> 2) & (DPMU_PF_ENTRIES - 1)];
+	if (e->pc != pc + 1) {
+		e->pc = pc + 1;
+		e->last = blk;
+		e->stride = 0;
+		e->conf = 0;
+		return 0;
+	}
+	int64_t st = (int64_t)(blk - e->last);
+	if (st == 0)
+		return 0;
+	if (st == e->stride) {
+		if (e->conf < 3)
+			e->conf++;
+	} else {
+		e->stride = st;
+		e->conf = 0;
+	}
+	e->last = blk;
+	return e->conf >= 1 ? blk + (uint64_t)st : 0;
+}
 
 struct dpmu_ucache {
 	struct dpmu_uset set;
@@ -277,6 +373,7 @@ struct dpmu_ucore {
 	uint32_t beats;            /* bus beats per line */
 	uint32_t dram_wait;        /* cycles this access waited for DRAM bandwidth */
 	uint64_t last_dvpn;        /* page of the last data access + 1 (0: none) */
+	uint64_t last_ivpn;        /* page of the last L1I lookup + 1 (0: none) */
 	int l1d_mru;               /* L1D slot of the last data access, or -1 */
 
 	/* batched delivery; pend[DPMU_UEV_COUNT] and ipend[DPMU_IEV_COUNT] stay
@@ -356,16 +453,121 @@ struct dpmu_uarch {
  * to-use latency in core cycles (the L1D latency on a hit). */
 uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t addr,
 		       bool write, bool full_line);
-/* Instruction fetch of the line holding `pc`; returns the cycles beyond
- * an L1I hit (ITLB and refill), which stall the front end. */
-uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc);
+/* dpmu_mem_fetch for every fetch but the ones its inline part serves. */
+uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc);
+/* dpmu_mem_op for every access but the ones its inline part serves. */
+uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait);
+/* dpmu_mem_op of an access aligned to its size within one line, in the
+ * page of the previous access (c->last_dvpn), whose L1D line the hint did
+ * not find in a state the inline part serves. */
+uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait);
+/* The stride prefetcher's L1D prefetch of block `pf` (pc: the trainer). */
+void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf);
+
 /* A load or store instruction: translation and data access for each line
  * it touches. Returns the cycles a load waits beyond an L1D hit; *bw_wait
- * is what it waited for DRAM bandwidth (stores stall only for that). */
-uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-		     bool write, uint32_t *bw_wait);
+ * is what it waited for DRAM bandwidth (stores stall only for that), and
+ * c->tlb_stall the translation part of a non-zero return.
+ *
+ * Inline here, the common case: an access aligned to its size within one
+ * line, in the page of the previous access or one whose L1 DTLB entry its
+ * hint finds, that hits the L1D line its hint finds in a state that needs
+ * no change beyond E -> M (a store to a line the core holds exclusive).
+ * It counts and changes exactly what dpmu_mem_dtlb and dpmu_mem_data
+ * would; the rest goes to dpmu_mem_op_slow. */
+static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				   const struct dpmu_insn *in, bool write, uint32_t *bw_wait)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	uint64_t a = in->addr;
+	/* (a & (size - 1)) == 0 and size <= line in one test. For a power of
+	 * two that is "aligned", so not UNALIGNED_*; for any size it keeps
+	 * the access in one line: the offset's set bits are clear in
+	 * size - 1, so offset + size - 1 = offset | (size - 1) carries into
+	 * no line bit. Size 0 (one byte) takes the slow path. */
+	if ((a | s->above_block) & ((uint64_t)in->size - 1))
+		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+	uint64_t vpn = a >> c->page_shift;
+	if (vpn + 1 != c->last_dvpn) {
+		/* Another page: the L1 DTLB hit dpmu_mem_dtlb would find first
+		 * (its search starts with the same checked hint), touched the
+		 * same way; committed now, it is the same-page case for
+		 * dpmu_mem_op_line if the L1D misses. */
+		struct dpmu_uset *t = &c->dtlb;
+		uint32_t th = t->hint[vpn & t->hint_mask];
+		if (t->tag[th] != vpn) /* an address's page: a match is valid */
+			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+		c->last_dvpn = vpn + 1;
+		if (t->repl == DPMU_REPL_LRU) /* TLBs are LRU (docs/events.md) */
+			t->stamp[th] = ++t->clock;
+		else
+			dpmu_uset_reuse(t, th);
+	}
+	uint64_t blk = a >> s->shift;
+	uint32_t h = s->hint[blk & s->hint_mask];
+	/* An address's block: a matching tag is a valid line. */
+	if (s->tag[h] != blk)
+		return dpmu_mem_op_line(u, c, in, write, bw_wait);
+	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
+	if (st < DPMU_LINE_E)
+		return dpmu_mem_op_line(u, c, in, write, bw_wait);
+	if (write) {
+		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
+		c->pend[DPMU_UEV_ST_SPEC]++;
+		c->pend[DPMU_UEV_L1D_TLB_WR]++;
+		c->pend[DPMU_UEV_L1D_CACHE_WR]++;
+	} else {
+		c->pend[DPMU_UEV_LD_SPEC]++;
+		c->pend[DPMU_UEV_L1D_TLB_RD]++;
+		c->pend[DPMU_UEV_L1D_CACHE_RD]++;
+	}
+	/* The line of the previous access is its set's most recently used:
+	 * touching it again changes nothing. */
+	if ((int)h != c->l1d_mru) {
+		c->l1d_mru = (int)h;
+		dpmu_uset_reuse(s, h);
+	}
+	*bw_wait = 0;
+	if (c->l1d.pf) {
+		uint64_t pf = dpmu_stride_train(c->l1d.pf, in->pc, blk);
+		if (pf) {
+			c->dram_wait = 0;
+			dpmu_mem_l1d_prefetch(u, c, in->pc, pf);
+			/* What the prefetch waited for DRAM bandwidth is the
+			 * store's wait where dpmu_mem_data would see it: when
+			 * the store changed the line's state (E -> M); a store
+			 * to an M line has always been the hit path that does
+			 * not report it. */
+			if (write && st != DPMU_LINE_M)
+				*bw_wait = c->dram_wait;
+		}
+	}
+	return 0;
+}
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write);
+/* Instruction fetch of the line holding `pc`; returns the cycles beyond
+ * an L1I hit (ITLB and refill), which stall the front end, and sets
+ * c->tlb_stall to the ITLB part. Inline: a line in the page of the
+ * previous fetch (its ITLB entry is the most recent: looking it up again
+ * changes nothing) that the L1I hint finds. */
+static inline uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
+{
+	struct dpmu_uset *s = &c->l1i.set;
+	uint64_t blk = pc >> s->shift;
+	uint32_t h = s->hint[blk & s->hint_mask];
+	/* An address's block: a matching tag is a valid line. */
+	if ((pc >> c->page_shift) + 1 != c->last_ivpn || s->tag[h] != blk)
+		return dpmu_mem_fetch_slow(u, c, pc);
+	c->pend[DPMU_UEV_L1I_TLB]++;
+	c->pend[DPMU_UEV_L1I_CACHE]++;
+	dpmu_uset_reuse(s, h);
+	c->tlb_stall = 0;
+	return 0;
+}
+
 /* A core's clock: work cycles (whole ones) + stall cycles. */
 static inline uint64_t dpmu_ucore_cycles(const struct dpmu_ucore *c)
 {

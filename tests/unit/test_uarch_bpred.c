@@ -123,6 +123,37 @@ static void return_stack_predicts_returns(void **state)
 	fx_free(f);
 }
 
+/* A return stack of three entries (not a power of two) wraps: after five
+ * nested calls it holds the innermost three, so the first three returns
+ * are predicted and the last two, with the stack empty, are not. */
+static void three_entry_return_stack_keeps_the_innermost_calls(void **state)
+{
+	(void)state;
+	struct fx *f = fx_load(DPMU_PROFILE_DEFAULT);
+	f->p->core_types[0].bp.ras_entries = 3;
+	fx_start(f);
+	const unsigned depth = 5;
+	for (unsigned r = 0; r < 2; r++) {
+		for (unsigned d = 0; d < depth; d++) {
+			struct dpmu_insn in = br(0x20000 + d * 0x100, 0x20000 + (d + 1) * 0x100,
+						 DPMU_BR_CALL, true);
+			dpmu_uarch_retire(f->u, 0, &in, 1);
+		}
+		dpmu_uarch_flush(f->u);
+		uint64_t before = f->core[0][BR_MIS_PRED];
+		for (unsigned d = depth; d-- > 0;) {
+			struct dpmu_insn in = br(0x20000 + (d + 1) * 0x100 + 0x40,
+						 0x20000 + d * 0x100 + 4, DPMU_BR_RET, true);
+			dpmu_uarch_retire(f->u, 0, &in, 1);
+			dpmu_uarch_flush(f->u);
+			bool predicted = d >= depth - 3;
+			assert_int_equal(f->core[0][BR_MIS_PRED] - before, predicted ? 0 : 1);
+			before = f->core[0][BR_MIS_PRED];
+		}
+	}
+	fx_free(f);
+}
+
 /* A return to somewhere else than after its call is mispredicted. */
 static void wrong_return_address_mispredicts(void **state)
 {
@@ -175,6 +206,7 @@ int main(void)
 		cmocka_unit_test(gshare_learns_exit_of_loop_shorter_than_history),
 		cmocka_unit_test(random_branches_mispredict_about_half),
 		cmocka_unit_test(return_stack_predicts_returns),
+		cmocka_unit_test(three_entry_return_stack_keeps_the_innermost_calls),
 		cmocka_unit_test(wrong_return_address_mispredicts),
 		cmocka_unit_test(mispredict_penalty_is_frontend_stall),
 		cmocka_unit_test(indirect_branch_with_stable_target_is_learnt),

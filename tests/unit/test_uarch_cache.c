@@ -120,6 +120,43 @@ static void dirty_victims_are_written_back(void **state)
 	fx_free(f);
 }
 
+/* A load takes a line no other core holds exclusive (E); a store to it
+ * then makes it dirty in the L1D without asking the L2 or the cluster
+ * (MESI: E -> M), so evicting it is a write-back. Without the store the
+ * victim is clean: no write-back. */
+static void store_to_exclusive_line_makes_it_dirty(void **state)
+{
+	(void)state;
+	for (int store = 0; store < 2; store++) {
+		struct fx *f = fx_new();
+		const uint64_t x = 0xB00000;
+		struct dpmu_insn in = ld(0x1000, x);
+		dpmu_uarch_retire(f->u, 0, &in, 1);
+		if (store) {
+			in = st(0x1004, x + 8);
+			dpmu_uarch_retire(f->u, 0, &in, 1);
+		}
+		dpmu_uarch_flush(f->u);
+		uint64_t l2 = f->core[0][L2D_CACHE];
+		assert_int_equal(f->cl[0][cl_slot(0xC0)], 0); /* SCU_SNP_ACCESS: no snoop */
+		/* 16 more lines of its L1D set (64 sets of 64 bytes: 4 KiB
+		 * apart): LRU evicts it. */
+		const struct dpmu_cache_params *l1 = &f->p->core_types[0].l1d;
+		uint64_t set_stride = l1->size / l1->ways;
+		for (uint64_t k = 1; k <= l1->ways; k++) {
+			in = ld(0x1008, x + k * set_stride);
+			dpmu_uarch_retire(f->u, 0, &in, 1);
+		}
+		dpmu_uarch_flush(f->u);
+		assert_int_equal(f->core[0][L1D_CACHE_WB], store ? 1 : 0);
+		assert_int_equal(f->core[0][L1D_CACHE_WB_VICTIM], store ? 1 : 0);
+		/* The store itself was an L1D hit: no L2 access until then. */
+		assert_int_equal(f->core[0][L1D_CACHE_REFILL], 1 + l1->ways);
+		assert_true(f->core[0][L2D_CACHE] >= l2 + l1->ways);
+		fx_free(f);
+	}
+}
+
 /* A store of a whole line allocates it without a refill (L1D_CACHE_ALLOCATE). */
 static void full_line_store_allocates_without_refill(void **state)
 {
@@ -305,6 +342,7 @@ int main(void)
 		cmocka_unit_test(L3_sized_working_set_hits_L3),
 		cmocka_unit_test(beyond_L3_working_set_misses_L3),
 		cmocka_unit_test(dirty_victims_are_written_back),
+		cmocka_unit_test(store_to_exclusive_line_makes_it_dirty),
 		cmocka_unit_test(full_line_store_allocates_without_refill),
 		cmocka_unit_test(ping_pong_line_counts_one_snoop_per_ownership_change),
 		cmocka_unit_test(shared_reads_do_not_invalidate),

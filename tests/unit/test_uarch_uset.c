@@ -1,0 +1,191 @@
+/*
+ * The engine's set-associative array (src/uarch/cache.c, the inline helpers
+ * of uarch_internal.h): lookups, fills, invalidations and victims checked
+ * step by step against a plain model of the same array (a linear search of
+ * the set, LRU by age, bit-PLRU by MRU bits), for several geometries, so
+ * the hint, the per-way fingerprints and the PLRU marks are never seen to
+ * change an answer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "uarch/uarch_internal.h"
+
+/* The plain model. */
+struct ref {
+	uint32_t sets, ways;
+	enum dpmu_replacement repl;
+	uint64_t tag[256];
+	bool valid[256];
+	uint64_t age[256], clock;
+	uint64_t mru[64];
+};
+
+static uint32_t ref_set(const struct ref *r, uint64_t blk)
+{
+	return (uint32_t)(blk % r->sets);
+}
+
+static int ref_find(const struct ref *r, uint64_t blk)
+{
+	uint32_t base = ref_set(r, blk) * r->ways;
+	for (uint32_t w = 0; w < r->ways; w++)
+		if (r->valid[base + w] && r->tag[base + w] == blk)
+			return (int)(base + w);
+	return -1;
+}
+
+static void ref_touch(struct ref *r, int slot)
+{
+	uint32_t set = (uint32_t)slot / r->ways;
+	if (r->repl == DPMU_REPL_LRU) {
+		r->age[slot] = ++r->clock;
+	} else {
+		uint64_t all = r->ways == 64 ? ~0ull : (1ull << r->ways) - 1;
+		uint64_t bit = 1ull << ((uint32_t)slot - set * r->ways);
+		uint64_t m = r->mru[set] | bit;
+		r->mru[set] = m == all ? bit : m;
+	}
+}
+
+/* An invalid way first; else the oldest (LRU) or the first way whose MRU
+ * bit is clear (PLRU: the mask is never full). */
+static int ref_victim(const struct ref *r, uint64_t blk)
+{
+	uint32_t set = ref_set(r, blk), base = set * r->ways;
+	for (uint32_t w = 0; w < r->ways; w++)
+		if (!r->valid[base + w])
+			return (int)(base + w);
+	uint32_t best = 0;
+	for (uint32_t w = 1; w < r->ways; w++)
+		if (r->repl == DPMU_REPL_LRU && r->age[base + w] < r->age[base + best])
+			best = w;
+	if (r->repl == DPMU_REPL_PLRU)
+		while (best + 1 < r->ways && ((r->mru[set] >> best) & 1))
+			best++;
+	return (int)(base + best);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Random accesses, invalidations and lookups of a block no address has,
+ * over a pool of blocks of few sets that includes blocks whose
+ * fingerprints collide. */
+static void run_against_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl)
+{
+	struct dpmu_uset s;
+	struct dpmu_err err;
+	assert_int_equal(dpmu_uset_init(&s, "test", (uint64_t)sets * ways * 64, ways, 64, repl, 7,
+					 &err),
+			 0);
+	struct ref r = { .sets = sets, .ways = ways, .repl = repl };
+	assert_true(sets * ways <= 256 && sets <= 64);
+
+	/* Blocks of sets 0 and 1, twice as many per set as there are ways,
+	 * then two more of set 1 with the fingerprint of the pool's first. */
+	uint64_t pool[160];
+	unsigned n = 0;
+	for (uint64_t k = 0; n < 2 * 2 * ways && n < 156; k++)
+		pool[n++] = k * sets + (k & 1) % sets;
+	unsigned twins = 0;
+	for (uint64_t k = 1; twins < 2; k++) {
+		uint64_t b = k * sets + (pool[0] % sets);
+		if (b != pool[0] && dpmu_uset_fp(b) == dpmu_uset_fp(pool[0])) {
+			pool[n++] = b;
+			twins++;
+		}
+	}
+
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ ((uint64_t)ways << 32) ^ sets ^ repl;
+	for (unsigned step = 0; step < 20000; step++) {
+		uint64_t blk = pool[rnd(&x) % n];
+		unsigned op = (unsigned)(rnd(&x) % 16);
+		if (op == 0) {
+			/* Invalidate a way of the block's set. */
+			uint32_t slot = ref_set(&r, blk) * ways + (uint32_t)(rnd(&x) % ways);
+			if (r.valid[slot]) {
+				assert_true(s.state[slot] != DPMU_LINE_I);
+				dpmu_uset_drop(&s, (int)slot);
+				r.valid[slot] = false;
+			}
+			assert_int_equal(s.tag[slot] == DPMU_TAG_NONE, !r.valid[slot]);
+			continue;
+		}
+		if (op == 1) {
+			/* A prefetcher's wrapped block number: never found. */
+			assert_int_equal(dpmu_uset_find(&s, DPMU_TAG_NONE), -1);
+			continue;
+		}
+		int f = dpmu_uset_find(&s, blk);
+		assert_int_equal(f, ref_find(&r, blk));
+		if (f < 0) {
+			f = dpmu_uset_victim(&s, blk);
+			assert_int_equal(f, ref_victim(&r, blk));
+			dpmu_uset_put(&s, f, blk, DPMU_LINE_E);
+			r.tag[f] = blk;
+			r.valid[f] = true;
+		}
+		dpmu_uset_touch(&s, f);
+		ref_touch(&r, f);
+		if (repl == DPMU_REPL_PLRU) {
+			uint32_t set = (uint32_t)f / ways;
+			assert_int_equal(s.mru[set], r.mru[set]);
+			for (uint32_t w = 0; w < ways; w++)
+				assert_int_equal(s.mark[set * ways + w], (r.mru[set] >> w) & 1);
+		}
+	}
+	dpmu_uset_free(&s);
+}
+
+static void lru_arrays_match_the_model(void **state)
+{
+	(void)state;
+	run_against_model(4, 8, DPMU_REPL_LRU);
+	run_against_model(3, 5, DPMU_REPL_LRU);  /* sets and ways not powers of two */
+	run_against_model(1, 48, DPMU_REPL_LRU); /* a fully-associative TLB */
+	run_against_model(2, 16, DPMU_REPL_LRU);
+}
+
+static void plru_arrays_match_the_model(void **state)
+{
+	(void)state;
+	run_against_model(4, 8, DPMU_REPL_PLRU);
+	run_against_model(3, 12, DPMU_REPL_PLRU);
+	run_against_model(2, 16, DPMU_REPL_PLRU);
+	run_against_model(1, 64, DPMU_REPL_PLRU); /* every bit of the MRU mask */
+	run_against_model(8, 1, DPMU_REPL_PLRU);  /* direct-mapped */
+}
+
+/* Blocks of one byte would let an address's block number equal the tag of
+ * an invalid slot: refused with a message naming the array. */
+static void one_byte_blocks_are_refused(void **state)
+{
+	(void)state;
+	struct dpmu_uset s;
+	struct dpmu_err err;
+	assert_int_equal(dpmu_uset_init(&s, "tiny", 64, 4, 1, DPMU_REPL_LRU, 1, &err), DPMU_EINVAL);
+	assert_non_null(strstr(dpmu_errmsg(&err), "tiny"));
+	assert_int_equal(dpmu_uset_init(&s, "pair", 64, 4, 2, DPMU_REPL_LRU, 1, &err), 0);
+	dpmu_uset_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lru_arrays_match_the_model),
+		cmocka_unit_test(plru_arrays_match_the_model),
+		cmocka_unit_test(one_byte_blocks_are_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -656,7 +656,8 @@ static inline uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *i
  * order is the timing's: the fetch reads the clock before the issue, the
  * access after it. */
 static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
-				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp, bool fetch)
+				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp, bool fetch,
+				bool strex)
 {
 	uint64_t fe = 0, be = 0;
 	uint32_t bw = 0;
@@ -696,7 +697,7 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 	default:
 		break;
 	}
-	if (in->flags & DPMU_IC_STREX)
+	if (strex)
 		strex_event(c, in);
 
 	if (fe) {
@@ -735,7 +736,7 @@ static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct 
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	for (size_t i = 0; i < n; i++) {
-		insn_dynamic(u, c, &insns[i], cpi, mlp, true);
+		insn_dynamic(u, c, &insns[i], cpi, mlp, true, insns[i].flags & DPMU_IC_STREX);
 		class_events(c->pend, c->ipend, &insns[i]);
 	}
 }
@@ -806,10 +807,12 @@ struct dpmu_ublock_ev {
 };
 
 /* A step: an instruction index, whether its fetch line may differ from
- * the previous instruction's, whether it is a load or store. */
+ * the previous instruction's, whether it is a load or store, whether a
+ * store-exclusive. */
 #define STEP_FETCH (1u << 31)
 #define STEP_MEM (1u << 30)
-#define STEP_INDEX (STEP_MEM - 1)
+#define STEP_STREX (1u << 29)
+#define STEP_INDEX (STEP_STREX - 1)
 
 struct dpmu_ublock {
 	uint32_t n;          /* instructions */
@@ -819,6 +822,8 @@ struct dpmu_ublock {
 	uint32_t *step;      /* STEP_FETCH | instruction index, ascending */
 	struct dpmu_insn *insn; /* the instructions; an execution's fields are
 				 * written in before it retires */
+	struct dpmu_insn *branch; /* the last instruction if a branch, else NULL */
+	uint64_t fall;          /* the address after the block */
 };
 
 /* Whether instruction i of a block may start a new fetch line. */
@@ -832,14 +837,18 @@ static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i)
 }
 
 /* Whether instruction i of a block reads or changes the machine's state
- * beyond its issue and class events; 0 if not, else its step. */
+ * beyond its issue and class events; 0 if not, else its step | STEP_SOME. */
+#define STEP_SOME (1u << 28)
+
 static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i)
 {
 	const struct dpmu_insn *in = &insns[i];
 	bool f = new_fetch_line(insns, i);
 	bool mem = in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE;
-	if (f || mem || in->kind == DPMU_INSN_BRANCH || (in->flags & DPMU_IC_STREX))
-		return i | (f ? STEP_FETCH : 0) | (mem ? STEP_MEM : 0) | (1u << 29);
+	bool strex = in->flags & DPMU_IC_STREX;
+	if (f || mem || in->kind == DPMU_INSN_BRANCH || strex)
+		return i | (f ? STEP_FETCH : 0) | (mem ? STEP_MEM : 0) | (strex ? STEP_STREX : 0) |
+		       STEP_SOME;
 	return 0;
 }
 
@@ -847,7 +856,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		       struct dpmu_err *err)
 {
 	*out = NULL;
-	if (!insns || n == 0 || n >= 1u << 29)
+	if (!insns || n == 0 || n >= STEP_SOME)
 		return dpmu_err_set(err, DPMU_EINVAL, "block summary of %u instructions", n);
 	uint64_t tot[DPMU_UEV_COUNT + DPMU_IEV_COUNT] = {0};
 	uint32_t nstep = 0, nev = 0;
@@ -864,6 +873,8 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	b->n = n;
 	b->insn = (struct dpmu_insn *)(b + 1);
 	memcpy(b->insn, insns, n * sizeof *insns);
+	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
+	b->fall = insns[n - 1].pc + insns[n - 1].isize;
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
@@ -879,7 +890,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t st = step_of(insns, i);
 		if (st)
-			b->step[b->nstep++] = st & ~(1u << 29);
+			b->step[b->nstep++] = st & ~STEP_SOME;
 	}
 	*out = b;
 	return 0;
@@ -907,11 +918,10 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 {
 	if (!u || !b)
 		return;
-	struct dpmu_insn *last = &b->insn[b->n - 1];
-	if (last->kind == DPMU_INSN_BRANCH) {
-		uint64_t fall = last->pc + last->isize;
-		uint64_t to = next_pc ? next_pc : fall;
-		last->taken = to != fall || last->br_kind != DPMU_BR_COND;
+	struct dpmu_insn *last = b->branch;
+	if (last) {
+		uint64_t to = next_pc ? next_pc : b->fall;
+		last->taken = to != b->fall || last->br_kind != DPMU_BR_COND;
 		last->addr = to;
 	}
 	if (core >= u->ncores || b->n > batch_room(u, &u->cores[core]) ||
@@ -935,9 +945,9 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			in->addr = addr[i];
 		c->work_milli = work0 + (uint64_t)i * cpi;
 		if (st & STEP_FETCH)
-			insn_dynamic(u, c, in, cpi, mlp, true);
+			insn_dynamic(u, c, in, cpi, mlp, true, st & STEP_STREX);
 		else
-			insn_dynamic(u, c, in, cpi, mlp, false);
+			insn_dynamic(u, c, in, cpi, mlp, false, st & STEP_STREX);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	char *base = (char *)c;

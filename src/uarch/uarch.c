@@ -916,8 +916,13 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
 void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
 			  const uint64_t *addr, uint64_t next_pc)
 {
-	if (!u || !b)
+	if (!u)
 		return;
+	if (!b || !addr) {
+		dpmu_err_set(&u->err, DPMU_EINVAL, "run of a block on cpu%u: no %s", core,
+			     b ? "addresses" : "block summary");
+		return;
+	}
 	struct dpmu_insn *last = b->branch;
 	if (last) {
 		uint64_t to = next_pc ? next_pc : b->fall;

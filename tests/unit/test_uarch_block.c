@@ -165,12 +165,25 @@ static void empty_block_is_refused(void **state)
 	assert_non_null(strstr(dpmu_errmsg(&err), "0 instructions"));
 }
 
+static void run_without_a_summary_is_an_error(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	uint64_t addr[1] = {0};
+	dpmu_uarch_run_block(f->u, 0, NULL, addr, 0);
+	dpmu_uarch_flush(f->u);
+	assert_non_null(strstr(dpmu_uarch_errmsg(f->u), "no block summary"));
+	assert_int_equal(f->core[0][0x08], 0); /* nothing retired */
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(blocks_match_one_by_one),
 		cmocka_unit_test(blocks_match_one_by_one_across_delivery_points),
 		cmocka_unit_test(empty_block_is_refused),
+		cmocka_unit_test(run_without_a_summary_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

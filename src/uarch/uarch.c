@@ -91,6 +91,7 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 	memset(c, 0, sizeof *c);
 	c->id = id;
 	c->cluster = cl;
+	c->batch_left = u->batch;
 	c->type = t;
 	c->last_fetch_blk = UINT64_MAX;
 	c->l1d_mru = -1;
@@ -279,6 +280,8 @@ int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *
 				    DPMU_UARCH_BATCH_MAX);
 	dpmu_uarch_flush(u);
 	u->batch = insns;
+	for (unsigned i = 0; i < u->ncores; i++)
+		u->cores[i].batch_left = insns;
 	return 0;
 }
 
@@ -439,7 +442,7 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
-	c->since_flush = 0;
+	c->batch_left = u->batch;
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	/* A flush of every core (each monitor tick) finds most cores idle:
@@ -741,19 +744,14 @@ static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct 
 	}
 }
 
-/* Room before the core's next delivery point (at least one instruction). */
-static inline uint32_t batch_room(const struct dpmu_uarch *u, const struct dpmu_ucore *c)
-{
-	return u->batch > c->since_flush ? u->batch - c->since_flush : 1;
-}
 
 /* After m instructions of a run: INST_RETIRED is added per run (nothing
  * reads it before delivery), and the batch bound is checked. */
 static void retired(struct dpmu_uarch *u, struct dpmu_ucore *c, size_t m)
 {
 	c->pend[DPMU_UEV_INST_RETIRED] += m;
-	c->since_flush += (uint32_t)m;
-	if (c->since_flush >= u->batch)
+	c->batch_left -= (uint32_t)m;
+	if (!c->batch_left)
 		dpmu_uarch_flush_core(u, c->id);
 }
 
@@ -776,7 +774,7 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 	while (n) {
 		/* Up to the next delivery point at once: the batch bound is
 		 * checked per run, not per instruction. */
-		uint32_t room = batch_room(u, c);
+		uint32_t room = c->batch_left;
 		size_t m = n < room ? n : room;
 		retire_run(u, c, insns, m);
 		insns += m;
@@ -929,7 +927,7 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 		last->taken = to != b->fall || last->br_kind != DPMU_BR_COND;
 		last->addr = to;
 	}
-	if (core >= u->ncores || b->n > batch_room(u, &u->cores[core]) ||
+	if (core >= u->ncores || b->n > u->cores[core].batch_left ||
 	    u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
 		run_block_slow(u, core, b, addr);
 		return;

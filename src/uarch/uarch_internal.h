@@ -388,7 +388,7 @@ struct dpmu_ucore {
 	/* The core's time in DSU cycles (dsu_cycles) when work_milli +
 	 * stall_cycles was dsu_key */
 	uint64_t dsu_key, dsu_cycles;
-	uint32_t since_flush;      /* instructions since the last delivery */
+	uint32_t batch_left;       /* instructions until the next delivery (1 to the batch) */
 
 	/* The delivery list, in pend then ipend order: the events the model
 	 * counts or the observer wants, their numbers in live_code. Valid

@@ -122,7 +122,6 @@ struct qemu_be {
 	uint32_t bdec_end;       /* no block from this id on is classified */
 	struct vstream vs[DPMU_QEMU_MAX_VCPUS];
 	uint64_t per_core[DPMU_MAX_CORES];
-	uint64_t total;
 	uint64_t since_tick;
 
 	/* regions: per core, the regions the vCPU retiring there has open */
@@ -340,7 +339,6 @@ static void retired(struct qemu_be *q, struct vstream *v, size_t n)
 {
 	v->insns += n;
 	q->per_core[v->core] += n;
-	q->total += n;
 	for (unsigned d = 0; d < v->depth; d++)
 		q->region[v->stack[d]].insns += n;
 	q->since_tick += n;
@@ -1058,7 +1056,10 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 	}
 	if (!rc && atomic_load(&q->shm->failed))
 		rc = dpmu_err_set(err, DPMU_ERANGE, "qemu plugin: %s", q->shm->errmsg);
-	if (!rc && WIFEXITED(q->status) && WEXITSTATUS(q->status) == 127 && q->total == 0)
+	uint64_t total = 0;
+	for (unsigned c = 0; c < DPMU_MAX_CORES; c++)
+		total += q->per_core[c];
+	if (!rc && WIFEXITED(q->status) && WEXITSTATUS(q->status) == 127 && total == 0)
 		rc = dpmu_err_set(err, DPMU_EIO,
 				  "qemu-aarch64 did not start %s (see its message above)", q->program);
 	if (!rc && tick)

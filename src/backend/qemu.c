@@ -566,16 +566,19 @@ static void block_word(struct qemu_be *q, struct vstream *v, uint64_t w)
 }
 
 /* Any other word: an address of the open block, or a region marker. */
-static inline void data_word(struct vstream *v, uint64_t w)
+static inline void data_word(const struct qemu_be *q, struct vstream *v, uint64_t w)
 {
 	uint64_t tag = w >> DPMU_QEMU_TAG_SHIFT;
 	if (!v->open)
 		return;
 	if (tag >= 1 && tag <= DPMU_QEMU_TAG_ADDR_MAX) {
 		/* instructions run in order: a later index is a new instruction,
-		 * an index seen already is another access of the same one */
+		 * an index seen already is another access of the same one; only
+		 * a memory instruction of the block has one (the plugin asks for
+		 * no other), so a count of them says whether all were made */
 		uint32_t idx = (uint32_t)tag - 1;
-		if ((v->na == 0 || idx > v->aidx[v->na - 1]) && v->na < v->cap && idx < v->cap) {
+		if ((v->na == 0 || idx > v->aidx[v->na - 1]) && v->na < v->cap && idx < v->blk->n &&
+		    (q->tmem[v->blk->first + idx] & 3) != DPMU_ICLASS_MEM_NONE) {
 			uint64_t a = w & DPMU_QEMU_ADDR_MASK;
 			v->aidx[v->na] = idx;
 			v->aval[v->na++] = a;
@@ -743,7 +746,7 @@ static uint64_t turn_words(struct qemu_be *q, struct vstream *v, struct wqueue *
 	while (h < t) {
 		uint64_t x = p[h++];
 		if (x >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_BLOCK) {
-			data_word(v, x);
+			data_word(q, v, x);
 			continue;
 		}
 		block_word(q, v, x);

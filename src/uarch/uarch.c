@@ -788,8 +788,8 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
  * Most instructions of a block do the same thing every time it runs: they
  * issue (work cycles) and count their class events. Only a few read the
  * machine's state: the first (its fetch line may differ from where the
- * core fetched last), the first of each new fetch line, loads, stores and
- * branches. A block's summary lists the class-event totals and those
+ * core fetched last), the first of each new fetch line, loads, stores,
+ * branches and store-exclusives (their outcome). A block's summary lists the class-event totals and those
  * instructions (its steps), so an execution adds the totals and visits the
  * steps, with the work clock set to what the per-instruction loop would
  * have at each: the same events, the same timing. */
@@ -806,18 +806,19 @@ struct dpmu_ublock_ev {
 
 /* A step: an instruction index, whether its fetch line may differ from
  * the previous instruction's, whether it is a load or store, whether a
- * store-exclusive. */
+ * store-exclusive. STEP_SOME only while a summary is built: "a step". */
 #define STEP_FETCH (1u << 31)
 #define STEP_MEM (1u << 30)
 #define STEP_STREX (1u << 29)
-#define STEP_INDEX (STEP_STREX - 1)
+#define STEP_SOME (1u << 28)
+#define STEP_INDEX (STEP_SOME - 1)
 
 struct dpmu_ublock {
 	uint32_t n;          /* instructions */
 	uint32_t nev;        /* entries of ev[] */
 	uint32_t nstep;      /* entries of step[] */
 	struct dpmu_ublock_ev *ev;
-	uint32_t *step;      /* STEP_FETCH | instruction index, ascending */
+	uint32_t *step;      /* STEP_* flags | instruction index, ascending */
 	struct dpmu_insn *insn; /* the instructions; an execution's fields are
 				 * written in before it retires */
 	struct dpmu_insn *branch; /* the last instruction if a branch, else NULL */
@@ -836,8 +837,6 @@ static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i)
 
 /* Whether instruction i of a block reads or changes the machine's state
  * beyond its issue and class events; 0 if not, else its step | STEP_SOME. */
-#define STEP_SOME (1u << 28)
-
 static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i)
 {
 	const struct dpmu_insn *in = &insns[i];
@@ -898,7 +897,6 @@ void dpmu_ublock_destroy(struct dpmu_ublock *b)
 {
 	free(b);
 }
-
 
 /* A delivery point inside the block, or input the per-instruction path
  * reports: one by one (out of line, so the common path stays small). */

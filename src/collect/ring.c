@@ -129,24 +129,16 @@ int dpmu_ring_init_in(void *mem, size_t bytes, uint32_t producer, size_t slots, 
 	return 0;
 }
 
-/* Clean the slots of positions [from, to) where the writer owes it, handling
- * the wrap as two ranges. */
-static void ring_clean(struct dpmu_ring *r, uint64_t from, uint64_t to)
+/* Apply a cache operation (clean or invalidate) to the slots of positions
+ * [from, to), handling the wrap as two ranges. */
+static void ring_maintain(struct dpmu_ring *r, uint64_t from, uint64_t to,
+			  size_t (*op)(const void *addr, size_t len))
 {
 	size_t n = (size_t)(to - from), cap = (size_t)r->mask + 1;
 	size_t i = (size_t)(from & r->mask);
 	size_t first = n < cap - i ? n : cap - i;
-	dpmu_cache_flush_range(&ring_slots(r)[i], first * sizeof(struct dpmu_record));
-	dpmu_cache_flush_range(&ring_slots(r)[0], (n - first) * sizeof(struct dpmu_record));
-}
-
-static void ring_invalidate(struct dpmu_ring *r, uint64_t from, uint64_t to)
-{
-	size_t n = (size_t)(to - from), cap = (size_t)r->mask + 1;
-	size_t i = (size_t)(from & r->mask);
-	size_t first = n < cap - i ? n : cap - i;
-	dpmu_cache_invalidate_range(&ring_slots(r)[i], first * sizeof(struct dpmu_record));
-	dpmu_cache_invalidate_range(&ring_slots(r)[0], (n - first) * sizeof(struct dpmu_record));
+	op(&ring_slots(r)[i], first * sizeof(struct dpmu_record));
+	op(&ring_slots(r)[0], (n - first) * sizeof(struct dpmu_record));
 }
 
 /* A lossless producer waiting for room: re-check at once a few times, then
@@ -172,7 +164,7 @@ static void ring_publish(struct dpmu_ring *r)
 	if (pp->pos != pp->pub && (r->rule.writer & DPMU_COH_WRITER_CLEAN)) {
 		/* A non-coherent writer pushes its lines out and commits them
 		 * before the signal (seed 002 "dcci ...; dsb ... before FIN"). */
-		ring_clean(r, pp->pub, pp->pos);
+		ring_maintain(r, pp->pub, pp->pos, dpmu_cache_flush_range);
 		dpmu_wmb();
 	}
 	atomic_store_explicit(&r->prod.produced, pp->produced, memory_order_relaxed);
@@ -293,7 +285,7 @@ size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
 		if (r->rule.reader & DPMU_COH_READER_RMB)
 			dpmu_rmb();
 		if (r->rule.reader & DPMU_COH_READER_INVALIDATE)
-			ring_invalidate(r, t, h);
+			ring_maintain(r, t, h, dpmu_cache_invalidate_range);
 	}
 	uint64_t n = cp->cached_head - t;
 	if (n > max)

@@ -21,28 +21,31 @@ size_t dpmu_cache_line_size(void)
 
 const char *dpmu_collect_platform(void) { return "aarch64"; }
 
-size_t dpmu_cache_flush_range(const void *addr, size_t len)
+/* Both maintenance calls walk the same lines and complete the same way; only
+ * the instruction differs (clean: dc cvac, clean+invalidate: dc civac). */
+static size_t maintain_lines(const void *addr, size_t len, int invalidate)
 {
 	if (len == 0)
 		return 0;
 	size_t line = dpmu_cache_line_size();
 	size_t n = dpmu_cache_lines((uintptr_t)addr, len, line);
 	uintptr_t p = (uintptr_t)addr & ~(uintptr_t)(line - 1);
-	for (size_t i = 0; i < n; i++, p += line)
-		__asm__ __volatile__("dc cvac, %0" : : "r"(p) : "memory");
+	for (size_t i = 0; i < n; i++, p += line) {
+		if (invalidate)
+			__asm__ __volatile__("dc civac, %0" : : "r"(p) : "memory");
+		else
+			__asm__ __volatile__("dc cvac, %0" : : "r"(p) : "memory");
+	}
 	__asm__ __volatile__("dsb sy\n\tisb" ::: "memory");
 	return n;
 }
 
+size_t dpmu_cache_flush_range(const void *addr, size_t len)
+{
+	return maintain_lines(addr, len, 0);
+}
+
 size_t dpmu_cache_invalidate_range(const void *addr, size_t len)
 {
-	if (len == 0)
-		return 0;
-	size_t line = dpmu_cache_line_size();
-	size_t n = dpmu_cache_lines((uintptr_t)addr, len, line);
-	uintptr_t p = (uintptr_t)addr & ~(uintptr_t)(line - 1);
-	for (size_t i = 0; i < n; i++, p += line)
-		__asm__ __volatile__("dc civac, %0" : : "r"(p) : "memory");
-	__asm__ __volatile__("dsb sy\n\tisb" ::: "memory");
-	return n;
+	return maintain_lines(addr, len, 1);
 }

@@ -153,7 +153,7 @@ struct dpmu_ring_stats {
 
 struct dpmu_ring;
 
-/* slots: a power of two >= 2; batch: records per publication (1..slots/2);
+/* slots: a power of two in 2..2^30; batch: records per publication (1..slots);
  * rule: what the hand-off owes (NULL: nothing beyond release/acquire). */
 int dpmu_ring_create(struct dpmu_ring **out, uint32_t producer, size_t slots, unsigned batch,
 		     enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,

@@ -180,8 +180,9 @@ static void test_sink_error_is_reported(void **state)
 	dpmu_collect_destroy(c);
 }
 
-/* Staging slots and rings obey the rule the collector was configured with:
- * a non-coherent accelerator writer signalled through MMIO still delivers. */
+/* The rings obey the rule the collector was configured with: host DMA on a
+ * non-coherent platform, signalled through MMIO, makes the reader invalidate
+ * and issue rmb, and every record still arrives. */
 static void test_collector_with_maintenance_rule(void **state)
 {
 	(void)state;

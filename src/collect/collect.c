@@ -338,7 +338,10 @@ int dpmu_collect_stop(struct dpmu_collector *c, uint64_t timeout_ns,
 	/* Step 4: accept only the matching echo, within one shared absolute
 	 * deadline; the collector thread keeps draining meanwhile, so a
 	 * lossless producer waiting for room is not stuck. */
-	uint64_t deadline = now_ns() + timeout_ns;
+	uint64_t start = now_ns();
+	/* Saturate: a timeout of UINT64_MAX means "as long as it takes", not a
+	 * deadline that wrapped into the past. */
+	uint64_t deadline = timeout_ns > UINT64_MAX - start ? UINT64_MAX : start + timeout_ns;
 	unsigned left = n;
 	for (;;) {
 		for (unsigned i = 0; i < n; i++)

@@ -636,77 +636,58 @@ static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 	dpmu_uset_touch(t, v);
 }
 
+/* A lookup in an L1 TLB (`l1`), on a miss in the L2 TLB the two sides
+ * share, on a miss there a table walk; the events are the side's. *last is
+ * the page of the side's previous lookup + 1: its entry is the most
+ * recently used, so looking it up again changes nothing. Returns the extra
+ * cycles (L2 TLB, walk). */
+static inline uint32_t tlb_lookup(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t *last,
+				  uint64_t vpn, enum dpmu_uev refill, enum dpmu_uev l2,
+				  enum dpmu_uev l2_refill, enum dpmu_uev walk)
+{
+	if (vpn + 1 == *last)
+		return 0;
+	*last = vpn + 1;
+	int s = dpmu_uset_find(l1, vpn);
+	if (s >= 0) {
+		dpmu_uset_touch(l1, s);
+		return 0;
+	}
+	c->pend[refill]++;
+	c->pend[l2]++;
+	uint32_t extra = c->type->l2tlb.latency;
+	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
+	if (s2 >= 0) {
+		dpmu_uset_touch(&c->l2tlb, s2);
+	} else {
+		c->pend[l2_refill]++;
+		c->pend[walk]++;
+		extra += c->type->walk_latency;
+		tlb_fill(&c->l2tlb, vpn);
+	}
+	tlb_fill(l1, vpn);
+	return extra;
+}
+
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write)
 {
 	(void)u;
 	uint64_t vpn = addr >> c->page_shift;
-	if (write)
+	if (write) {
 		EV(c, L1D_TLB_WR);
-	else
-		EV(c, L1D_TLB_RD);
-	/* The page of the previous access is the most recently used entry:
-	 * looking it up again changes nothing. */
-	if (vpn + 1 == c->last_dvpn)
-		return 0;
-	c->last_dvpn = vpn + 1;
-	int s = dpmu_uset_find(&c->dtlb, vpn);
-	if (s >= 0) {
-		dpmu_uset_touch(&c->dtlb, s);
-		return 0;
+		return tlb_lookup(c, &c->dtlb, &c->last_dvpn, vpn, DPMU_UEV_L1D_TLB_REFILL_WR,
+				  DPMU_UEV_L2D_TLB_WR, DPMU_UEV_L2D_TLB_REFILL_WR, DPMU_UEV_DTLB_WALK);
 	}
-	if (write)
-		EV(c, L1D_TLB_REFILL_WR);
-	else
-		EV(c, L1D_TLB_REFILL_RD);
-	if (write)
-		EV(c, L2D_TLB_WR);
-	else
-		EV(c, L2D_TLB_RD);
-	uint32_t extra = c->type->l2tlb.latency;
-	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
-	if (s2 >= 0) {
-		dpmu_uset_touch(&c->l2tlb, s2);
-	} else {
-		if (write)
-			EV(c, L2D_TLB_REFILL_WR);
-		else
-			EV(c, L2D_TLB_REFILL_RD);
-		EV(c, DTLB_WALK);
-		extra += c->type->walk_latency;
-		tlb_fill(&c->l2tlb, vpn);
-	}
-	tlb_fill(&c->dtlb, vpn);
-	return extra;
+	EV(c, L1D_TLB_RD);
+	return tlb_lookup(c, &c->dtlb, &c->last_dvpn, vpn, DPMU_UEV_L1D_TLB_REFILL_RD,
+			  DPMU_UEV_L2D_TLB_RD, DPMU_UEV_L2D_TLB_REFILL_RD, DPMU_UEV_DTLB_WALK);
 }
 
 static uint32_t itlb(struct dpmu_ucore *c, uint64_t pc)
 {
-	uint64_t vpn = pc >> c->page_shift;
 	EV(c, L1I_TLB);
-	/* The page of the previous lookup is the most recently used entry:
-	 * looking it up again changes nothing. */
-	if (vpn + 1 == c->last_ivpn)
-		return 0;
-	c->last_ivpn = vpn + 1;
-	int s = dpmu_uset_find(&c->itlb, vpn);
-	if (s >= 0) {
-		dpmu_uset_touch(&c->itlb, s);
-		return 0;
-	}
-	EV(c, L1I_TLB_REFILL);
-	EV(c, L2I_TLB);
-	uint32_t extra = c->type->l2tlb.latency;
-	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
-	if (s2 >= 0) {
-		dpmu_uset_touch(&c->l2tlb, s2);
-	} else {
-		EV(c, L2I_TLB_REFILL);
-		EV(c, ITLB_WALK);
-		extra += c->type->walk_latency;
-		tlb_fill(&c->l2tlb, vpn);
-	}
-	tlb_fill(&c->itlb, vpn);
-	return extra;
+	return tlb_lookup(c, &c->itlb, &c->last_ivpn, pc >> c->page_shift, DPMU_UEV_L1I_TLB_REFILL,
+			  DPMU_UEV_L2I_TLB, DPMU_UEV_L2I_TLB_REFILL, DPMU_UEV_ITLB_WALK);
 }
 
 static void l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk)

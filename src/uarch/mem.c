@@ -690,14 +690,16 @@ static uint32_t itlb(struct dpmu_ucore *c, uint64_t pc)
 			  DPMU_UEV_L2I_TLB, DPMU_UEV_L2I_TLB_REFILL, DPMU_UEV_ITLB_WALK);
 }
 
-static void l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk)
+/* Refill the L1I with blk through the L2; returns l2_access's latency. */
+static uint32_t l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk)
 {
 	uint8_t st;
-	l2_access(u, c, pc, blk, REQ_IFETCH, &st);
+	uint32_t lat = l2_access(u, c, pc, blk, REQ_IFETCH, &st);
 	struct dpmu_uset *s = &c->l1i.set;
 	int v = dpmu_uset_victim(s, blk); /* instruction lines are clean: dropped */
 	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
+	return lat;
 }
 
 uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
@@ -713,11 +715,7 @@ uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_
 		return extra;
 	}
 	EV(c, L1I_CACHE_REFILL);
-	uint8_t st;
-	uint32_t lat = l2_access(u, c, pc, blk, REQ_IFETCH, &st);
-	int v = dpmu_uset_victim(s, blk);
-	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
-	dpmu_uset_touch(s, v);
+	uint32_t lat = l1i_fill(u, c, pc, blk);
 	if (c->l1i.prefetch != DPMU_PREFETCH_NONE && dpmu_uset_find(s, blk + 1) < 0) {
 		EV(c, L1I_CACHE_REFILL);
 		l1i_fill(u, c, pc, blk + 1);

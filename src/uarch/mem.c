@@ -168,6 +168,25 @@ static void l1_drop(struct dpmu_ucache *l1, uint64_t blk)
 		dpmu_uset_drop(&l1->set, s);
 }
 
+/* A snoop finds the peer's L1D line s1: dirty data is cleaned into its L2.
+ * Returns whether it was dirty. */
+static bool peer_l1d_clean(struct dpmu_ucore *p, int s1)
+{
+	if (p->l1d.set.state[s1] != DPMU_LINE_M)
+		return false;
+	EV(p, L1D_CACHE_WB);
+	EV(p, L1D_CACHE_WB_CLEAN);
+	return true;
+}
+
+/* The peer's dirty line leaves its L2 for the DSU (coherency write-back). */
+static void peer_l2_writeback(struct dpmu_ucore *p)
+{
+	EV(p, L2D_CACHE_WB);
+	EV(p, L2D_CACHE_WB_CLEAN);
+	EVN(p, BUS_ACCESS_WR, p->beats);
+}
+
 /* Snoop that invalidates the peer's copy (another core wants to write, or
  * the snoop filter evicts the line). Returns true when the peer's copy was
  * dirty: its data is written back (coherency write-back). */
@@ -177,11 +196,7 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 	bool dirty = false;
 	int s1 = dpmu_uset_find(&p->l1d.set, blk);
 	if (s1 >= 0) {
-		if (p->l1d.set.state[s1] == DPMU_LINE_M) {
-			dirty = true;
-			EV(p, L1D_CACHE_WB);
-			EV(p, L1D_CACHE_WB_CLEAN);
-		}
+		dirty = peer_l1d_clean(p, s1);
 		dpmu_uset_drop(&p->l1d.set, s1);
 		EV(p, L1D_CACHE_INVAL);
 	}
@@ -192,11 +207,8 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 		dirty = true;
 	dpmu_uset_drop(&p->l2.set, s2);
 	EV(p, L2D_CACHE_INVAL);
-	if (dirty) {
-		EV(p, L2D_CACHE_WB);
-		EV(p, L2D_CACHE_WB_CLEAN);
-		EVN(p, BUS_ACCESS_WR, p->beats);
-	}
+	if (dirty)
+		peer_l2_writeback(p);
 	return dirty;
 }
 
@@ -207,11 +219,7 @@ static bool peer_share(struct dpmu_ucore *p, uint64_t blk)
 	bool dirty = false;
 	int s1 = dpmu_uset_find(&p->l1d.set, blk);
 	if (s1 >= 0) {
-		if (p->l1d.set.state[s1] == DPMU_LINE_M) {
-			dirty = true;
-			EV(p, L1D_CACHE_WB);
-			EV(p, L1D_CACHE_WB_CLEAN);
-		}
+		dirty = peer_l1d_clean(p, s1);
 		p->l1d.set.state[s1] = DPMU_LINE_S;
 	}
 	int s2 = dpmu_uset_find(&p->l2.set, blk);
@@ -220,11 +228,8 @@ static bool peer_share(struct dpmu_ucore *p, uint64_t blk)
 	if (p->l2.set.state[s2] == DPMU_LINE_M)
 		dirty = true;
 	p->l2.set.state[s2] = DPMU_LINE_S;
-	if (dirty) {
-		EV(p, L2D_CACHE_WB);
-		EV(p, L2D_CACHE_WB_CLEAN);
-		EVN(p, BUS_ACCESS_WR, p->beats);
-	}
+	if (dirty)
+		peer_l2_writeback(p);
 	return dirty;
 }
 

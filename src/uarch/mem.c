@@ -168,6 +168,25 @@ static void l1_drop(struct dpmu_ucache *l1, uint64_t blk)
 		dpmu_uset_drop(&l1->set, s);
 }
 
+/* A snoop finds the peer's L1D line s1: dirty data is cleaned into its L2.
+ * Returns whether it was dirty. */
+static bool peer_l1d_clean(struct dpmu_ucore *p, int s1)
+{
+	if (p->l1d.set.state[s1] != DPMU_LINE_M)
+		return false;
+	EV(p, L1D_CACHE_WB);
+	EV(p, L1D_CACHE_WB_CLEAN);
+	return true;
+}
+
+/* The peer's dirty line leaves its L2 for the DSU (coherency write-back). */
+static void peer_l2_writeback(struct dpmu_ucore *p)
+{
+	EV(p, L2D_CACHE_WB);
+	EV(p, L2D_CACHE_WB_CLEAN);
+	EVN(p, BUS_ACCESS_WR, p->beats);
+}
+
 /* Snoop that invalidates the peer's copy (another core wants to write, or
  * the snoop filter evicts the line). Returns true when the peer's copy was
  * dirty: its data is written back (coherency write-back). */
@@ -177,11 +196,7 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 	bool dirty = false;
 	int s1 = dpmu_uset_find(&p->l1d.set, blk);
 	if (s1 >= 0) {
-		if (p->l1d.set.state[s1] == DPMU_LINE_M) {
-			dirty = true;
-			EV(p, L1D_CACHE_WB);
-			EV(p, L1D_CACHE_WB_CLEAN);
-		}
+		dirty = peer_l1d_clean(p, s1);
 		dpmu_uset_drop(&p->l1d.set, s1);
 		EV(p, L1D_CACHE_INVAL);
 	}
@@ -192,11 +207,8 @@ static bool peer_invalidate(struct dpmu_ucore *p, uint64_t blk)
 		dirty = true;
 	dpmu_uset_drop(&p->l2.set, s2);
 	EV(p, L2D_CACHE_INVAL);
-	if (dirty) {
-		EV(p, L2D_CACHE_WB);
-		EV(p, L2D_CACHE_WB_CLEAN);
-		EVN(p, BUS_ACCESS_WR, p->beats);
-	}
+	if (dirty)
+		peer_l2_writeback(p);
 	return dirty;
 }
 
@@ -207,11 +219,7 @@ static bool peer_share(struct dpmu_ucore *p, uint64_t blk)
 	bool dirty = false;
 	int s1 = dpmu_uset_find(&p->l1d.set, blk);
 	if (s1 >= 0) {
-		if (p->l1d.set.state[s1] == DPMU_LINE_M) {
-			dirty = true;
-			EV(p, L1D_CACHE_WB);
-			EV(p, L1D_CACHE_WB_CLEAN);
-		}
+		dirty = peer_l1d_clean(p, s1);
 		p->l1d.set.state[s1] = DPMU_LINE_S;
 	}
 	int s2 = dpmu_uset_find(&p->l2.set, blk);
@@ -220,11 +228,8 @@ static bool peer_share(struct dpmu_ucore *p, uint64_t blk)
 	if (p->l2.set.state[s2] == DPMU_LINE_M)
 		dirty = true;
 	p->l2.set.state[s2] = DPMU_LINE_S;
-	if (dirty) {
-		EV(p, L2D_CACHE_WB);
-		EV(p, L2D_CACHE_WB_CLEAN);
-		EVN(p, BUS_ACCESS_WR, p->beats);
-	}
+	if (dirty)
+		peer_l2_writeback(p);
 	return dirty;
 }
 
@@ -636,87 +641,70 @@ static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 	dpmu_uset_touch(t, v);
 }
 
+/* A lookup in an L1 TLB (`l1`), on a miss in the L2 TLB the two sides
+ * share, on a miss there a table walk; the events are the side's. *last is
+ * the page of the side's previous lookup + 1: its entry is the most
+ * recently used, so looking it up again changes nothing. Returns the extra
+ * cycles (L2 TLB, walk). */
+static inline uint32_t tlb_lookup(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t *last,
+				  uint64_t vpn, enum dpmu_uev refill, enum dpmu_uev l2,
+				  enum dpmu_uev l2_refill, enum dpmu_uev walk)
+{
+	if (vpn + 1 == *last)
+		return 0;
+	*last = vpn + 1;
+	int s = dpmu_uset_find(l1, vpn);
+	if (s >= 0) {
+		dpmu_uset_touch(l1, s);
+		return 0;
+	}
+	c->pend[refill]++;
+	c->pend[l2]++;
+	uint32_t extra = c->type->l2tlb.latency;
+	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
+	if (s2 >= 0) {
+		dpmu_uset_touch(&c->l2tlb, s2);
+	} else {
+		c->pend[l2_refill]++;
+		c->pend[walk]++;
+		extra += c->type->walk_latency;
+		tlb_fill(&c->l2tlb, vpn);
+	}
+	tlb_fill(l1, vpn);
+	return extra;
+}
+
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write)
 {
 	(void)u;
 	uint64_t vpn = addr >> c->page_shift;
-	if (write)
+	if (write) {
 		EV(c, L1D_TLB_WR);
-	else
-		EV(c, L1D_TLB_RD);
-	/* The page of the previous access is the most recently used entry:
-	 * looking it up again changes nothing. */
-	if (vpn + 1 == c->last_dvpn)
-		return 0;
-	c->last_dvpn = vpn + 1;
-	int s = dpmu_uset_find(&c->dtlb, vpn);
-	if (s >= 0) {
-		dpmu_uset_touch(&c->dtlb, s);
-		return 0;
+		return tlb_lookup(c, &c->dtlb, &c->last_dvpn, vpn, DPMU_UEV_L1D_TLB_REFILL_WR,
+				  DPMU_UEV_L2D_TLB_WR, DPMU_UEV_L2D_TLB_REFILL_WR, DPMU_UEV_DTLB_WALK);
 	}
-	if (write)
-		EV(c, L1D_TLB_REFILL_WR);
-	else
-		EV(c, L1D_TLB_REFILL_RD);
-	if (write)
-		EV(c, L2D_TLB_WR);
-	else
-		EV(c, L2D_TLB_RD);
-	uint32_t extra = c->type->l2tlb.latency;
-	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
-	if (s2 >= 0) {
-		dpmu_uset_touch(&c->l2tlb, s2);
-	} else {
-		if (write)
-			EV(c, L2D_TLB_REFILL_WR);
-		else
-			EV(c, L2D_TLB_REFILL_RD);
-		EV(c, DTLB_WALK);
-		extra += c->type->walk_latency;
-		tlb_fill(&c->l2tlb, vpn);
-	}
-	tlb_fill(&c->dtlb, vpn);
-	return extra;
+	EV(c, L1D_TLB_RD);
+	return tlb_lookup(c, &c->dtlb, &c->last_dvpn, vpn, DPMU_UEV_L1D_TLB_REFILL_RD,
+			  DPMU_UEV_L2D_TLB_RD, DPMU_UEV_L2D_TLB_REFILL_RD, DPMU_UEV_DTLB_WALK);
 }
 
 static uint32_t itlb(struct dpmu_ucore *c, uint64_t pc)
 {
-	uint64_t vpn = pc >> c->page_shift;
 	EV(c, L1I_TLB);
-	/* The page of the previous lookup is the most recently used entry:
-	 * looking it up again changes nothing. */
-	if (vpn + 1 == c->last_ivpn)
-		return 0;
-	c->last_ivpn = vpn + 1;
-	int s = dpmu_uset_find(&c->itlb, vpn);
-	if (s >= 0) {
-		dpmu_uset_touch(&c->itlb, s);
-		return 0;
-	}
-	EV(c, L1I_TLB_REFILL);
-	EV(c, L2I_TLB);
-	uint32_t extra = c->type->l2tlb.latency;
-	int s2 = dpmu_uset_find(&c->l2tlb, vpn);
-	if (s2 >= 0) {
-		dpmu_uset_touch(&c->l2tlb, s2);
-	} else {
-		EV(c, L2I_TLB_REFILL);
-		EV(c, ITLB_WALK);
-		extra += c->type->walk_latency;
-		tlb_fill(&c->l2tlb, vpn);
-	}
-	tlb_fill(&c->itlb, vpn);
-	return extra;
+	return tlb_lookup(c, &c->itlb, &c->last_ivpn, pc >> c->page_shift, DPMU_UEV_L1I_TLB_REFILL,
+			  DPMU_UEV_L2I_TLB, DPMU_UEV_L2I_TLB_REFILL, DPMU_UEV_ITLB_WALK);
 }
 
-static void l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk)
+/* Refill the L1I with blk through the L2; returns l2_access's latency. */
+static uint32_t l1i_fill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk)
 {
 	uint8_t st;
-	l2_access(u, c, pc, blk, REQ_IFETCH, &st);
+	uint32_t lat = l2_access(u, c, pc, blk, REQ_IFETCH, &st);
 	struct dpmu_uset *s = &c->l1i.set;
 	int v = dpmu_uset_victim(s, blk); /* instruction lines are clean: dropped */
 	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
 	dpmu_uset_touch(s, v);
+	return lat;
 }
 
 uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
@@ -732,11 +720,7 @@ uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_
 		return extra;
 	}
 	EV(c, L1I_CACHE_REFILL);
-	uint8_t st;
-	uint32_t lat = l2_access(u, c, pc, blk, REQ_IFETCH, &st);
-	int v = dpmu_uset_victim(s, blk);
-	dpmu_uset_put(s, v, blk, DPMU_LINE_S);
-	dpmu_uset_touch(s, v);
+	uint32_t lat = l1i_fill(u, c, pc, blk);
 	if (c->l1i.prefetch != DPMU_PREFETCH_NONE && dpmu_uset_find(s, blk + 1) < 0) {
 		EV(c, L1I_CACHE_REFILL);
 		l1i_fill(u, c, pc, blk + 1);

@@ -744,7 +744,6 @@ static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct 
 	}
 }
 
-
 /* After m instructions of a run: INST_RETIRED is added per run (nothing
  * reads it before delivery), and the batch bound is checked. */
 static void retired(struct dpmu_uarch *u, struct dpmu_ucore *c, size_t m)

@@ -4,7 +4,7 @@
  * instructions one by one (include/dynpmu/uarch.h), on every core type,
  * with the prefetchers of the shipped profile, and across delivery points.
  */
-#include "uarch_fixture.h"
+#include "unit/uarch_fixture.h"
 
 #define NBLOCKS 160
 #define MAXLEN 12

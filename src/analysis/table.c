@@ -162,10 +162,8 @@ bool dpmu_an_is_little(const struct dpmu_profile *p, unsigned core_type)
 	return p->core_types[core_type].freq_hz < top;
 }
 
-/* Add c into the same-named count of u (creating it): values and times
- * add up, as perf's aggregation does. */
-static int count_accumulate(struct dpmu_an_unit *u, const struct dpmu_an_count *c,
-			    struct dpmu_err *err)
+int dpmu_an_count_accumulate(struct dpmu_an_unit *u, const struct dpmu_an_count *c,
+			     struct dpmu_err *err)
 {
 	for (size_t i = 0; i < u->ncounts; i++) {
 		struct dpmu_an_count *d = &u->counts[i];
@@ -185,7 +183,7 @@ static int unit_accumulate(struct dpmu_an_unit *dst, const struct dpmu_an_unit *
 			   struct dpmu_err *err)
 {
 	for (size_t i = 0; i < src->ncounts; i++) {
-		int rc = count_accumulate(dst, &src->counts[i], err);
+		int rc = dpmu_an_count_accumulate(dst, &src->counts[i], err);
 		if (rc)
 			return rc;
 	}

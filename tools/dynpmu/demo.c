@@ -23,7 +23,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -148,22 +147,8 @@ static int unit_copy(struct dpmu_an_sample *s, const struct dpmu_an_unit *u, con
 		dst->line_bytes = u->line_bytes;
 		dst->bus_bytes = u->bus_bytes;
 	}
-	for (size_t k = 0; !rc && k < u->ncounts; k++) {
-		const struct dpmu_an_count *c = &u->counts[k];
-		struct dpmu_an_count *have = NULL;
-		for (size_t j = 0; j < dst->ncounts; j++)
-			if (strcasecmp(dst->counts[j].event, c->event) == 0)
-				have = &dst->counts[j];
-		if (!have) {
-			rc = dpmu_an_count_add(dst, c->event, c->supported, c->value, c->enabled_ns,
-					       c->running_ns, err);
-			continue;
-		}
-		have->supported = have->supported || c->supported;
-		have->value += c->value;
-		have->enabled_ns += c->enabled_ns;
-		have->running_ns += c->running_ns;
-	}
+	for (size_t k = 0; !rc && k < u->ncounts; k++)
+		rc = dpmu_an_count_accumulate(dst, &u->counts[k], err);
 	return rc;
 }
 

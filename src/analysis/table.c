@@ -239,15 +239,6 @@ int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile
 	return 0;
 }
 
-static void mon_to_an(const struct dpmu_mon_count *mc, bool *supported, uint64_t *v,
-		      uint64_t *en, uint64_t *run)
-{
-	*supported = mc->supported;
-	*v = mc->value;
-	*en = mc->enabled_ns;
-	*run = mc->running_ns > mc->enabled_ns ? mc->enabled_ns : mc->running_ns;
-}
-
 int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_session *ms,
 			       const struct dpmu_profile *p, uint64_t elapsed_ns, bool per_unit,
 			       struct dpmu_err *err)
@@ -269,12 +260,10 @@ int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_se
 		for (unsigned i = 0; i < ev->n; i++) {
 			struct dpmu_mon_count mc;
 			dpmu_mon_count_total(ms, i, &mc);
-			bool sup;
-			uint64_t v, en, run;
-			mon_to_an(&mc, &sup, &v, &en, &run);
 			if (dpmu_an_count_find(u, ev->ev[i].name))
 				continue; /* the same event asked for twice */
-			rc = dpmu_an_count_add(u, ev->ev[i].name, sup, v, en, run, err);
+			rc = dpmu_an_count_add(u, ev->ev[i].name, mc.supported, mc.value,
+					       mc.enabled_ns, mc.running_ns, err);
 			if (rc)
 				return rc;
 		}
@@ -321,10 +310,8 @@ int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_se
 				struct dpmu_mon_count mc;
 				if (dpmu_mon_count_on(ms, i, n, &mc))
 					continue;
-				bool sup;
-				uint64_t v, en, run;
-				mon_to_an(&mc, &sup, &v, &en, &run);
-				rc = dpmu_an_count_add(u, ev->ev[i].name, sup, v, en, run, err);
+				rc = dpmu_an_count_add(u, ev->ev[i].name, mc.supported, mc.value,
+						       mc.enabled_ns, mc.running_ns, err);
 				if (rc)
 					return rc;
 			}

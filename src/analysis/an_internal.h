@@ -17,6 +17,5 @@ void dpmu_an_format_value(const struct dpmu_an_metric *m, double v, char *buf, s
 /* The running percentage of a count, 100 when it ran all the time it was
  * enabled (or was never enabled). */
 double dpmu_an_running_pct(const struct dpmu_an_count *c);
-/* Case-insensitive edit distance (did-you-mean). */
 
 #endif

@@ -345,12 +345,9 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 	clear_codes(ev);
 	bool has_mods = mods || group_mods;
 	unsigned els = DPMU_DRV_EL01;
-	if (mods) {
-		int rc = parse_modifiers(item, mods, &els, err);
-		if (rc)
-			return rc;
-	} else if (group_mods) {
-		int rc = parse_modifiers(item, group_mods, &els, err);
+	if (has_mods) {
+		/* the item's own modifiers win over its group's */
+		int rc = parse_modifiers(item, mods ? mods : group_mods, &els, err);
 		if (rc)
 			return rc;
 	}

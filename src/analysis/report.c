@@ -40,13 +40,13 @@ static bool has_unit_column(const struct dpmu_an_table *t)
 	return false;
 }
 
-static uint64_t round_estimate(const struct dpmu_an_count *c)
+uint64_t dpmu_an_round_estimate(const struct dpmu_an_count *c)
 {
 	double e = dpmu_an_count_estimate(c);
 	return e >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(e);
 }
 
-static bool not_counted(const struct dpmu_an_count *c)
+bool dpmu_an_not_counted(const struct dpmu_an_count *c)
 {
 	return c->supported && c->enabled_ns > 0 && c->running_ns == 0;
 }
@@ -86,12 +86,12 @@ int dpmu_an_write_text(FILE *f, const struct dpmu_an_table *t, const struct dpmu
 			for (size_t ci = 0; ci < u->ncounts; ci++) {
 				const struct dpmu_an_count *c = &u->counts[ci];
 				char num[40];
-				const char *shown = !c->supported  ? "<not supported>"
-						    : not_counted(c) ? "<not counted>"
-								     : dpmu_an_thousands(round_estimate(c),
-											 num, sizeof num);
+				const char *shown =
+					!c->supported		 ? "<not supported>"
+					: dpmu_an_not_counted(c) ? "<not counted>"
+					: dpmu_an_thousands(dpmu_an_round_estimate(c), num, sizeof num);
 				double pct = dpmu_an_running_pct(c);
-				if (c->supported && !not_counted(c) && pct < 100.0)
+				if (c->supported && !dpmu_an_not_counted(c) && pct < 100.0)
 					fprintf(f, "%s%18s      %-32s (%.2f%%)\n", prefix, shown, c->event, pct);
 				else
 					fprintf(f, "%s%18s      %s\n", prefix, shown, c->event);
@@ -155,10 +155,10 @@ int dpmu_an_write_csv(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 				fputs(prefix, f);
 				if (!c->supported)
 					fputs("<not supported>", f);
-				else if (not_counted(c))
+				else if (dpmu_an_not_counted(c))
 					fputs("<not counted>", f);
 				else
-					fprintf(f, "%llu", (unsigned long long)round_estimate(c));
+					fprintf(f, "%llu", (unsigned long long)dpmu_an_round_estimate(c));
 				fprintf(f, "%s%s%s%s%llu%s%.2f\n", sep, sep, c->event, sep,
 					(unsigned long long)c->running_ns, sep, dpmu_an_running_pct(c));
 			}

@@ -56,14 +56,10 @@ static const char *kind_name(enum dpmu_an_unit_kind k)
 int dpmu_an_write_json(FILE *f, const struct dpmu_an_table *t, const struct dpmu_an_report *r,
 		       struct dpmu_err *err)
 {
-	uint64_t end_ns = 0;
-	for (size_t i = 0; i < t->nsamples; i++)
-		if (t->samples[i].start_ns + t->samples[i].length_ns > end_ns)
-			end_ns = t->samples[i].start_ns + t->samples[i].length_ns;
 	json_t *h = json_object();
 	json_object_set_new(h, "type", json_string("run"));
 	json_object_set_new(h, "workload", json_string(t->workload));
-	json_object_set_new(h, "elapsed_ns", uint_json(end_ns));
+	json_object_set_new(h, "elapsed_ns", uint_json(dpmu_an_table_end_ns(t)));
 	json_object_set_new(h, "samples", uint_json(t->nsamples));
 	json_object_set_new(h, "intervals", json_boolean(t->intervals));
 	int rc = emit(f, h, err);

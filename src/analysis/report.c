@@ -58,6 +58,15 @@ static int check_write(FILE *f, struct dpmu_err *err)
 	return 0;
 }
 
+uint64_t dpmu_an_table_end_ns(const struct dpmu_an_table *t)
+{
+	uint64_t end_ns = 0;
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (t->samples[i].start_ns + t->samples[i].length_ns > end_ns)
+			end_ns = t->samples[i].start_ns + t->samples[i].length_ns;
+	return end_ns;
+}
+
 static double sample_end_s(const struct dpmu_an_sample *s)
 {
 	return (double)(s->start_ns + s->length_ns) / 1e9;
@@ -70,11 +79,8 @@ int dpmu_an_write_text(FILE *f, const struct dpmu_an_table *t, const struct dpmu
 	fprintf(f, "\n Performance counter stats for '%s':\n\n", t->workload[0] ? t->workload : "?");
 	if (t->intervals)
 		fprintf(f, "#%14s %s%s\n", "time", units ? "unit       " : "", "counts / metric");
-	uint64_t end_ns = 0;
 	for (size_t si = 0; si < t->nsamples; si++) {
 		const struct dpmu_an_sample *s = &t->samples[si];
-		if (s->start_ns + s->length_ns > end_ns)
-			end_ns = s->start_ns + s->length_ns;
 		char prefix[96] = "";
 		for (size_t ui = 0; ui < s->nunits; ui++) {
 			const struct dpmu_an_unit *u = &s->units[ui];
@@ -131,7 +137,7 @@ int dpmu_an_write_text(FILE *f, const struct dpmu_an_table *t, const struct dpmu
 			}
 		}
 	}
-	fprintf(f, "\n%18.9f seconds time elapsed\n\n", (double)end_ns / 1e9);
+	fprintf(f, "\n%18.9f seconds time elapsed\n\n", (double)dpmu_an_table_end_ns(t) / 1e9);
 	return check_write(f, err);
 }
 

@@ -210,12 +210,8 @@ static int run_variant(const struct demo_opts *dop, const struct demo_case *c, u
 	}
 	/* the intervals as they are, and their sum as one sample of the run */
 	struct dpmu_an_sample *tot = NULL;
-	uint64_t end = 0;
-	for (size_t i = 0; !rc && i < r.t.nsamples; i++)
-		if (r.t.samples[i].start_ns + r.t.samples[i].length_ns > end)
-			end = r.t.samples[i].start_ns + r.t.samples[i].length_ns;
 	if (!rc)
-		rc = dpmu_an_sample_add(&res->tot, 0, end, &tot, err);
+		rc = dpmu_an_sample_add(&res->tot, 0, dpmu_an_table_end_ns(&r.t), &tot, err);
 	res->tot.const_freq_hz = res->iv.const_freq_hz = r.t.const_freq_hz;
 	res->tot.nsymbols = r.t.nsymbols;
 	memcpy(res->tot.symbols, r.t.symbols, sizeof r.t.symbols);

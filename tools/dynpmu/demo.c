@@ -109,27 +109,6 @@ struct demo_result {
 	int exit_code;
 };
 
-/* "a,b,c" -> metric pointers; an unknown name is a bug of the table. */
-static int metrics_of(const char *list, const struct dpmu_an_metric **out, size_t cap, size_t *n,
-		      struct dpmu_err *err)
-{
-	*n = 0;
-	for (const char *p = list; *p;) {
-		size_t len = strcspn(p, ",");
-		char name[DPMU_NAME_MAX];
-		snprintf(name, sizeof name, "%.*s", (int)len, p);
-		const struct dpmu_an_metric *m = dpmu_an_metric_find(name);
-		if (!m)
-			return dpmu_err_set(err, DPMU_ENOENT, "demo: unknown metric '%s'", name);
-		if (*n < cap)
-			out[(*n)++] = m;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
 /* Copy unit u into sample s under another name, adding to what is there. */
 static int unit_copy(struct dpmu_an_sample *s, const struct dpmu_an_unit *u, const char *name,
 		     struct dpmu_err *err)
@@ -370,7 +349,7 @@ static int run_case(const struct demo_opts *dop, unsigned k, char **svg, size_t 
 	const struct dpmu_an_metric *m[16];
 	size_t nm = 0;
 	if (!rc)
-		rc = metrics_of(c->metrics, m, 16, &nm, err);
+		rc = dpmu_an_metrics_parse(c->metrics, m, 16, &nm, err);
 	if (!rc) {
 		print_case_counts(c, res);
 		print_metrics(m, nm, c, res);

@@ -100,6 +100,12 @@ int dpmu_an_count_add(struct dpmu_an_unit *u, const char *event, bool supported,
 /* Count by event name (case-insensitive), or NULL. */
 const struct dpmu_an_count *dpmu_an_count_find(const struct dpmu_an_unit *u, const char *event);
 const struct dpmu_an_unit *dpmu_an_unit_find(const struct dpmu_an_sample *s, const char *name);
+/* When the table's last sample ends: the run's elapsed time. */
+uint64_t dpmu_an_table_end_ns(const struct dpmu_an_table *t);
+/* Add c into u's count of the same event, creating it: values, enabled and
+ * running times add up, as perf's aggregation does. */
+int dpmu_an_count_accumulate(struct dpmu_an_unit *u, const struct dpmu_an_count *c,
+			     struct dpmu_err *err);
 
 /* The value perf reports for a count multiplexed onto a counter part of the
  * time: value * enabled / running (reference section 7); value when running

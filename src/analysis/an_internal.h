@@ -17,6 +17,9 @@ void dpmu_an_format_value(const struct dpmu_an_metric *m, double v, char *buf, s
 /* The running percentage of a count, 100 when it ran all the time it was
  * enabled (or was never enabled). */
 double dpmu_an_running_pct(const struct dpmu_an_count *c);
-/* Case-insensitive edit distance (did-you-mean). */
+/* Enabled but never on a counter: perf's <not counted>. */
+bool dpmu_an_not_counted(const struct dpmu_an_count *c);
+/* The estimate as the writers print it, rounded to nearest. */
+uint64_t dpmu_an_round_estimate(const struct dpmu_an_count *c);
 
 #endif

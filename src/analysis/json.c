@@ -4,7 +4,6 @@
  * schema.
  */
 #include <jansson.h>
-#include <math.h>
 #include <string.h>
 
 #include "analysis/an_internal.h"
@@ -57,14 +56,10 @@ static const char *kind_name(enum dpmu_an_unit_kind k)
 int dpmu_an_write_json(FILE *f, const struct dpmu_an_table *t, const struct dpmu_an_report *r,
 		       struct dpmu_err *err)
 {
-	uint64_t end_ns = 0;
-	for (size_t i = 0; i < t->nsamples; i++)
-		if (t->samples[i].start_ns + t->samples[i].length_ns > end_ns)
-			end_ns = t->samples[i].start_ns + t->samples[i].length_ns;
 	json_t *h = json_object();
 	json_object_set_new(h, "type", json_string("run"));
 	json_object_set_new(h, "workload", json_string(t->workload));
-	json_object_set_new(h, "elapsed_ns", uint_json(end_ns));
+	json_object_set_new(h, "elapsed_ns", uint_json(dpmu_an_table_end_ns(t)));
 	json_object_set_new(h, "samples", uint_json(t->nsamples));
 	json_object_set_new(h, "intervals", json_boolean(t->intervals));
 	int rc = emit(f, h, err);
@@ -77,15 +72,13 @@ int dpmu_an_write_json(FILE *f, const struct dpmu_an_table *t, const struct dpmu
 				json_t *o = row("count", t, s, u->name);
 				json_object_set_new(o, "unit_kind", json_string(kind_name(u->kind)));
 				json_object_set_new(o, "event", json_string(c->event));
-				bool nc = c->supported && c->enabled_ns && !c->running_ns;
 				const char *status = !c->supported ? "not supported"
-						     : nc          ? "not counted"
-								   : "counted";
+						     : dpmu_an_not_counted(c) ? "not counted"
+						     : "counted";
 				json_object_set_new(o, "status", json_string(status));
-				double e = dpmu_an_count_estimate(c);
 				json_object_set_new(o, "value", strcmp(status, "counted")
 									? json_null()
-									: uint_json((uint64_t)llround(e)));
+									: uint_json(dpmu_an_round_estimate(c)));
 				json_object_set_new(o, "raw", uint_json(c->value));
 				json_object_set_new(o, "enabled_ns", uint_json(c->enabled_ns));
 				json_object_set_new(o, "running_ns", uint_json(c->running_ns));

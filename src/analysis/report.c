@@ -40,13 +40,13 @@ static bool has_unit_column(const struct dpmu_an_table *t)
 	return false;
 }
 
-static uint64_t round_estimate(const struct dpmu_an_count *c)
+uint64_t dpmu_an_round_estimate(const struct dpmu_an_count *c)
 {
 	double e = dpmu_an_count_estimate(c);
 	return e >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(e);
 }
 
-static bool not_counted(const struct dpmu_an_count *c)
+bool dpmu_an_not_counted(const struct dpmu_an_count *c)
 {
 	return c->supported && c->enabled_ns > 0 && c->running_ns == 0;
 }
@@ -56,6 +56,15 @@ static int check_write(FILE *f, struct dpmu_err *err)
 	if (ferror(f))
 		return dpmu_err_set(err, DPMU_EIO, "writing the report failed");
 	return 0;
+}
+
+uint64_t dpmu_an_table_end_ns(const struct dpmu_an_table *t)
+{
+	uint64_t end_ns = 0;
+	for (size_t i = 0; i < t->nsamples; i++)
+		if (t->samples[i].start_ns + t->samples[i].length_ns > end_ns)
+			end_ns = t->samples[i].start_ns + t->samples[i].length_ns;
+	return end_ns;
 }
 
 static double sample_end_s(const struct dpmu_an_sample *s)
@@ -70,11 +79,8 @@ int dpmu_an_write_text(FILE *f, const struct dpmu_an_table *t, const struct dpmu
 	fprintf(f, "\n Performance counter stats for '%s':\n\n", t->workload[0] ? t->workload : "?");
 	if (t->intervals)
 		fprintf(f, "#%14s %s%s\n", "time", units ? "unit       " : "", "counts / metric");
-	uint64_t end_ns = 0;
 	for (size_t si = 0; si < t->nsamples; si++) {
 		const struct dpmu_an_sample *s = &t->samples[si];
-		if (s->start_ns + s->length_ns > end_ns)
-			end_ns = s->start_ns + s->length_ns;
 		char prefix[96] = "";
 		for (size_t ui = 0; ui < s->nunits; ui++) {
 			const struct dpmu_an_unit *u = &s->units[ui];
@@ -86,12 +92,12 @@ int dpmu_an_write_text(FILE *f, const struct dpmu_an_table *t, const struct dpmu
 			for (size_t ci = 0; ci < u->ncounts; ci++) {
 				const struct dpmu_an_count *c = &u->counts[ci];
 				char num[40];
-				const char *shown = !c->supported  ? "<not supported>"
-						    : not_counted(c) ? "<not counted>"
-								     : dpmu_an_thousands(round_estimate(c),
-											 num, sizeof num);
+				const char *shown =
+					!c->supported		 ? "<not supported>"
+					: dpmu_an_not_counted(c) ? "<not counted>"
+					: dpmu_an_thousands(dpmu_an_round_estimate(c), num, sizeof num);
 				double pct = dpmu_an_running_pct(c);
-				if (c->supported && !not_counted(c) && pct < 100.0)
+				if (c->supported && !dpmu_an_not_counted(c) && pct < 100.0)
 					fprintf(f, "%s%18s      %-32s (%.2f%%)\n", prefix, shown, c->event, pct);
 				else
 					fprintf(f, "%s%18s      %s\n", prefix, shown, c->event);
@@ -131,7 +137,7 @@ int dpmu_an_write_text(FILE *f, const struct dpmu_an_table *t, const struct dpmu
 			}
 		}
 	}
-	fprintf(f, "\n%18.9f seconds time elapsed\n\n", (double)end_ns / 1e9);
+	fprintf(f, "\n%18.9f seconds time elapsed\n\n", (double)dpmu_an_table_end_ns(t) / 1e9);
 	return check_write(f, err);
 }
 
@@ -155,10 +161,10 @@ int dpmu_an_write_csv(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 				fputs(prefix, f);
 				if (!c->supported)
 					fputs("<not supported>", f);
-				else if (not_counted(c))
+				else if (dpmu_an_not_counted(c))
 					fputs("<not counted>", f);
 				else
-					fprintf(f, "%llu", (unsigned long long)round_estimate(c));
+					fprintf(f, "%llu", (unsigned long long)dpmu_an_round_estimate(c));
 				fprintf(f, "%s%s%s%s%llu%s%.2f\n", sep, sep, c->event, sep,
 					(unsigned long long)c->running_ns, sep, dpmu_an_running_pct(c));
 			}

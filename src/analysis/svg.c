@@ -93,12 +93,7 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 	struct series ser[MAX_SERIES];
 	size_t nser = collect_units(t, ser, MAX_SERIES);
 
-	double t_end = 0;
-	for (size_t si = 0; si < t->nsamples; si++) {
-		double e = (double)(t->samples[si].start_ns + t->samples[si].length_ns);
-		if (e > t_end)
-			t_end = e;
-	}
+	double t_end = (double)dpmu_an_table_end_ns(t);
 	/* time axis in s, ms or us, whichever keeps the numbers readable */
 	double tscale = 1e9;
 	const char *tunit = "s";

@@ -162,10 +162,8 @@ bool dpmu_an_is_little(const struct dpmu_profile *p, unsigned core_type)
 	return p->core_types[core_type].freq_hz < top;
 }
 
-/* Add c into the same-named count of u (creating it): values and times
- * add up, as perf's aggregation does. */
-static int count_accumulate(struct dpmu_an_unit *u, const struct dpmu_an_count *c,
-			    struct dpmu_err *err)
+int dpmu_an_count_accumulate(struct dpmu_an_unit *u, const struct dpmu_an_count *c,
+			     struct dpmu_err *err)
 {
 	for (size_t i = 0; i < u->ncounts; i++) {
 		struct dpmu_an_count *d = &u->counts[i];
@@ -185,7 +183,7 @@ static int unit_accumulate(struct dpmu_an_unit *dst, const struct dpmu_an_unit *
 			   struct dpmu_err *err)
 {
 	for (size_t i = 0; i < src->ncounts; i++) {
-		int rc = count_accumulate(dst, &src->counts[i], err);
+		int rc = dpmu_an_count_accumulate(dst, &src->counts[i], err);
 		if (rc)
 			return rc;
 	}
@@ -241,15 +239,6 @@ int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile
 	return 0;
 }
 
-static void mon_to_an(const struct dpmu_mon_count *mc, bool *supported, uint64_t *v,
-		      uint64_t *en, uint64_t *run)
-{
-	*supported = mc->supported;
-	*v = mc->value;
-	*en = mc->enabled_ns;
-	*run = mc->running_ns > mc->enabled_ns ? mc->enabled_ns : mc->running_ns;
-}
-
 int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_session *ms,
 			       const struct dpmu_profile *p, uint64_t elapsed_ns, bool per_unit,
 			       struct dpmu_err *err)
@@ -271,12 +260,10 @@ int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_se
 		for (unsigned i = 0; i < ev->n; i++) {
 			struct dpmu_mon_count mc;
 			dpmu_mon_count_total(ms, i, &mc);
-			bool sup;
-			uint64_t v, en, run;
-			mon_to_an(&mc, &sup, &v, &en, &run);
 			if (dpmu_an_count_find(u, ev->ev[i].name))
 				continue; /* the same event asked for twice */
-			rc = dpmu_an_count_add(u, ev->ev[i].name, sup, v, en, run, err);
+			rc = dpmu_an_count_add(u, ev->ev[i].name, mc.supported, mc.value,
+					       mc.enabled_ns, mc.running_ns, err);
 			if (rc)
 				return rc;
 		}
@@ -323,10 +310,8 @@ int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_se
 				struct dpmu_mon_count mc;
 				if (dpmu_mon_count_on(ms, i, n, &mc))
 					continue;
-				bool sup;
-				uint64_t v, en, run;
-				mon_to_an(&mc, &sup, &v, &en, &run);
-				rc = dpmu_an_count_add(u, ev->ev[i].name, sup, v, en, run, err);
+				rc = dpmu_an_count_add(u, ev->ev[i].name, mc.supported, mc.value,
+						       mc.enabled_ns, mc.running_ns, err);
 				if (rc)
 					return rc;
 			}

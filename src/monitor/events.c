@@ -345,12 +345,9 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 	clear_codes(ev);
 	bool has_mods = mods || group_mods;
 	unsigned els = DPMU_DRV_EL01;
-	if (mods) {
-		int rc = parse_modifiers(item, mods, &els, err);
-		if (rc)
-			return rc;
-	} else if (group_mods) {
-		int rc = parse_modifiers(item, group_mods, &els, err);
+	if (has_mods) {
+		/* the item's own modifiers win over its group's */
+		int rc = parse_modifiers(item, mods ? mods : group_mods, &els, err);
 		if (rc)
 			return rc;
 	}
@@ -589,6 +586,22 @@ int dpmu_mon_events_parse(const char *list, const struct dpmu_profile *p, uint64
 	return 0;
 }
 
+/* The names of a default list the catalogs have, each an ungrouped event
+ * on the PMU `pmu` names; the others are left out. */
+static void add_defaults(const struct catalogs *c, const char *pmu, const char *const *names,
+			 size_t n, struct dpmu_mon_events *out)
+{
+	struct dpmu_err ignore;
+	for (size_t i = 0; i < n; i++) {
+		char item[DPMU_NAME_MAX + 12];
+		snprintf(item, sizeof item, "%s/%s/", pmu, names[i]);
+		if (resolve(c, item, NULL, &out->ev[out->n], &ignore) == 0) {
+			out->ev[out->n].group = out->ngroups++;
+			out->n++;
+		}
+	}
+}
+
 int dpmu_mon_events_default(const struct dpmu_profile *p, uint64_t cores,
 			    struct dpmu_mon_events *out, struct dpmu_err *err)
 {
@@ -597,24 +610,10 @@ int dpmu_mon_events_default(const struct dpmu_profile *p, uint64_t cores,
 	int rc = catalogs_load(p, cores, &c, err);
 	if (rc)
 		return rc;
-	struct dpmu_err ignore;
-	for (size_t i = 0; i < sizeof default_core_events / sizeof default_core_events[0]; i++) {
-		char item[DPMU_NAME_MAX + 8];
-		snprintf(item, sizeof item, "core/%s/", default_core_events[i]);
-		if (resolve(&c, item, NULL, &out->ev[out->n], &ignore) == 0) {
-			out->ev[out->n].group = out->ngroups++;
-			out->n++;
-		}
-	}
-	for (size_t i = 0; i < sizeof default_cluster_events / sizeof default_cluster_events[0];
-	     i++) {
-		char item[DPMU_NAME_MAX + 12];
-		snprintf(item, sizeof item, "cluster/%s/", default_cluster_events[i]);
-		if (resolve(&c, item, NULL, &out->ev[out->n], &ignore) == 0) {
-			out->ev[out->n].group = out->ngroups++;
-			out->n++;
-		}
-	}
+	add_defaults(&c, "core", default_core_events,
+		     sizeof default_core_events / sizeof default_core_events[0], out);
+	add_defaults(&c, "cluster", default_cluster_events,
+		     sizeof default_cluster_events / sizeof default_cluster_events[0], out);
 	return 0;
 }
 

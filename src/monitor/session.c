@@ -606,9 +606,8 @@ static int start_pmu(struct dpmu_mon_session *s, struct dpmu_mon_pmu *pmu, struc
 		/* The AMU counts on its own (64-bit, no reset from EL1): the
 		 * start values are the baseline. */
 		rc = 0;
-		for (unsigned c = 0; !rc && c < 32; c++)
-			if (pmu->mask >> c & 1)
-				rc = hw_read(s, pmu, c, &pmu->last[c], err);
+		for (unsigned c = 0; !rc && next_counter(pmu, &c); c++)
+			rc = hw_read(s, pmu, c, &pmu->last[c], err);
 		return rc;
 	}
 	unsigned cpu = pmu->cpu;

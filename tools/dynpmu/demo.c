@@ -23,7 +23,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -110,27 +109,6 @@ struct demo_result {
 	int exit_code;
 };
 
-/* "a,b,c" -> metric pointers; an unknown name is a bug of the table. */
-static int metrics_of(const char *list, const struct dpmu_an_metric **out, size_t cap, size_t *n,
-		      struct dpmu_err *err)
-{
-	*n = 0;
-	for (const char *p = list; *p;) {
-		size_t len = strcspn(p, ",");
-		char name[DPMU_NAME_MAX];
-		snprintf(name, sizeof name, "%.*s", (int)len, p);
-		const struct dpmu_an_metric *m = dpmu_an_metric_find(name);
-		if (!m)
-			return dpmu_err_set(err, DPMU_ENOENT, "demo: unknown metric '%s'", name);
-		if (*n < cap)
-			out[(*n)++] = m;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return 0;
-}
-
 /* Copy unit u into sample s under another name, adding to what is there. */
 static int unit_copy(struct dpmu_an_sample *s, const struct dpmu_an_unit *u, const char *name,
 		     struct dpmu_err *err)
@@ -148,22 +126,8 @@ static int unit_copy(struct dpmu_an_sample *s, const struct dpmu_an_unit *u, con
 		dst->line_bytes = u->line_bytes;
 		dst->bus_bytes = u->bus_bytes;
 	}
-	for (size_t k = 0; !rc && k < u->ncounts; k++) {
-		const struct dpmu_an_count *c = &u->counts[k];
-		struct dpmu_an_count *have = NULL;
-		for (size_t j = 0; j < dst->ncounts; j++)
-			if (strcasecmp(dst->counts[j].event, c->event) == 0)
-				have = &dst->counts[j];
-		if (!have) {
-			rc = dpmu_an_count_add(dst, c->event, c->supported, c->value, c->enabled_ns,
-					       c->running_ns, err);
-			continue;
-		}
-		have->supported = have->supported || c->supported;
-		have->value += c->value;
-		have->enabled_ns += c->enabled_ns;
-		have->running_ns += c->running_ns;
-	}
+	for (size_t k = 0; !rc && k < u->ncounts; k++)
+		rc = dpmu_an_count_accumulate(dst, &u->counts[k], err);
 	return rc;
 }
 
@@ -225,12 +189,8 @@ static int run_variant(const struct demo_opts *dop, const struct demo_case *c, u
 	}
 	/* the intervals as they are, and their sum as one sample of the run */
 	struct dpmu_an_sample *tot = NULL;
-	uint64_t end = 0;
-	for (size_t i = 0; !rc && i < r.t.nsamples; i++)
-		if (r.t.samples[i].start_ns + r.t.samples[i].length_ns > end)
-			end = r.t.samples[i].start_ns + r.t.samples[i].length_ns;
 	if (!rc)
-		rc = dpmu_an_sample_add(&res->tot, 0, end, &tot, err);
+		rc = dpmu_an_sample_add(&res->tot, 0, dpmu_an_table_end_ns(&r.t), &tot, err);
 	res->tot.const_freq_hz = res->iv.const_freq_hz = r.t.const_freq_hz;
 	res->tot.nsymbols = r.t.nsymbols;
 	memcpy(res->tot.symbols, r.t.symbols, sizeof r.t.symbols);
@@ -389,7 +349,7 @@ static int run_case(const struct demo_opts *dop, unsigned k, char **svg, size_t 
 	const struct dpmu_an_metric *m[16];
 	size_t nm = 0;
 	if (!rc)
-		rc = metrics_of(c->metrics, m, 16, &nm, err);
+		rc = dpmu_an_metrics_parse(c->metrics, m, 16, &nm, err);
 	if (!rc) {
 		print_case_counts(c, res);
 		print_metrics(m, nm, c, res);

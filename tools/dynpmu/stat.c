@@ -261,25 +261,6 @@ struct stat_ctx {
 	struct dpmu_an_table *t;
 };
 
-/* Add `c` into unit u's count of the same event (perf's aggregation:
- * values, enabled and running times add up). */
-static int accumulate(struct dpmu_an_unit *u, const char *event, const struct dpmu_mon_count *c,
-		      struct dpmu_err *err)
-{
-	for (size_t k = 0; k < u->ncounts; k++) {
-		struct dpmu_an_count *have = &u->counts[k];
-		if (strcasecmp(have->event, event) != 0)
-			continue;
-		have->supported = have->supported || c->supported;
-		have->value += c->value;
-		have->enabled_ns += c->enabled_ns;
-		have->running_ns += c->running_ns;
-		return 0;
-	}
-	return dpmu_an_count_add(u, event, c->supported, c->value, c->enabled_ns, c->running_ns,
-				 err);
-}
-
 static int count_of(const struct dpmu_mon_session *s, bool interval, unsigned i, unsigned unit,
 		    struct dpmu_mon_count *c)
 {
@@ -356,12 +337,9 @@ static int add_sample(struct stat_ctx *x, const struct dpmu_mon_session *s, bool
 				if (cu->kind != DPMU_AN_CPU || !dpmu_profile_core(p, cu->index, &cl, &idx) ||
 				    cl != smp->units[ui].index)
 					continue;
-				for (size_t k = 0; !rc && k < cu->ncounts; k++) {
-					const struct dpmu_an_count *a = &cu->counts[k];
-					struct dpmu_mon_count c = {a->supported, a->value, a->enabled_ns,
-								   a->running_ns};
-					rc = accumulate(&smp->units[ui], a->event, &c, err);
-				}
+				for (size_t k = 0; !rc && k < cu->ncounts; k++)
+					rc = dpmu_an_count_accumulate(&smp->units[ui], &cu->counts[k],
+								      err);
 			}
 		}
 	} else if (!o->per_unit) {

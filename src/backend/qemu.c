@@ -757,18 +757,12 @@ static uint64_t turn(struct qemu_be *q, unsigned i)
 	return n;
 }
 
-/* Whether vCPU v's last block ends in SVC: the thread is in a system call. */
+/* Whether vCPU v's last block ends in SVC: the thread is in a system call.
+ * An open block was checked and classified when it opened (block_get), so
+ * its last template holds the flags. */
 static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
 {
-	if (!v->open || v->bid >= DPMU_QEMU_MAX_BLOCKS)
-		return false;
-	const struct dpmu_qemu_block *b = &q->blocks[v->bid];
-	if (!atomic_load_explicit(&b->ready, memory_order_acquire) || !b->n ||
-	    (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
-		return false;
-	struct dpmu_iclass c;
-	dpmu_iclass_decode(q->code[b->first + b->n - 1].enc, &c);
-	return (c.flags & DPMU_IC_SVC) != 0;
+	return v->open && (q->tmpl[v->blk->first + v->blk->n - 1].flags & DPMU_IC_SVC) != 0;
 }
 
 static long long elapsed_ns(const struct timespec *a)

@@ -89,4 +89,21 @@ int dpmu_backend_amu_firmware(struct dpmu_drv *drv, struct dpmu_model *model,
 			      struct dpmu_uarch *uarch, unsigned cpu, const uint16_t *events,
 			      unsigned count, struct dpmu_err *err);
 
+/* Every core of `cores` (bit n: core n) at `el` Non-secure, after the engine
+ * has delivered what it holds, so each event counts at the level its
+ * instruction ran at. */
+int dpmu_backend_set_el(struct dpmu_model *model, struct dpmu_uarch *uarch, uint64_t cores,
+			unsigned el, struct dpmu_err *err);
+/* The monitor's tick with the cores at EL1 (a kernel driver's accesses),
+ * back at EL0 (the user program) after it. */
+int dpmu_backend_tick_el1(struct dpmu_model *model, struct dpmu_uarch *uarch, uint64_t cores,
+			  dpmu_backend_tick_fn tick, void *ctx, struct dpmu_err *err);
+/* The end of a run, after success or an error (rc): the cores back at EL1
+ * for the monitor's last accesses; returns the first error. */
+int dpmu_backend_end_el1(struct dpmu_model *model, struct dpmu_uarch *uarch, uint64_t cores,
+			 int rc, struct dpmu_err *err);
+/* Whether the overflow interrupt line of a core PMU of `cores`, or of the
+ * cluster PMU of a cluster holding one of them, is asserted. */
+bool dpmu_backend_irq_pending(const struct dpmu_model *model, uint64_t cores);
+
 #endif

@@ -36,6 +36,10 @@ enum dpmu_trace_format {
 #define DPMU_TRACE_TAG_SEQ 0x40
 #define DPMU_TRACE_TAG_CPU 0x80
 
+/* The text form's branch kinds, indexed by enum dpmu_branch_kind
+ * (docs/trace-format.md "Records"): one table for reader and writer. */
+extern const char *const dpmu_trace_br_kinds[DPMU_BR_IND + 1];
+
 /* Limits of the format (docs/trace-format.md "Limits"). */
 #define DPMU_TRACE_LINE_MAX 1024     /* bytes in a text line, newline excluded */
 #define DPMU_TRACE_SIZE_MAX 4096     /* bytes one load/store may access */

@@ -718,23 +718,6 @@ static size_t collect(struct qemu_be *q)
 	return total;
 }
 
-static bool irq_pending(const struct qemu_be *q)
-{
-	unsigned n = dpmu_model_ncores(q->model);
-	uint64_t clusters = 0;
-	for (unsigned c = 0; c < n && c < 64; c++) {
-		if (!(q->b.cores >> c & 1))
-			continue;
-		if (dpmu_model_core_irq(q->model, c))
-			return true;
-		clusters |= UINT64_C(1) << dpmu_model_core_cluster(q->model, c);
-	}
-	for (unsigned k = 0; k < dpmu_model_nclusters(q->model) && k < 64; k++)
-		if ((clusters >> k & 1) && dpmu_model_cluster_irq(q->model, k))
-			return true;
-	return false;
-}
-
 /* One turn's words: decode until a quantum has retired (a block retires
  * when the next one starts) or none are left; returns the instructions. */
 static uint64_t turn_words(struct qemu_be *q, struct vstream *v, struct wqueue *w)
@@ -774,18 +757,12 @@ static uint64_t turn(struct qemu_be *q, unsigned i)
 	return n;
 }
 
-/* Whether vCPU v's last block ends in SVC: the thread is in a system call. */
+/* Whether vCPU v's last block ends in SVC: the thread is in a system call.
+ * An open block was checked and classified when it opened (block_get), so
+ * its last template holds the flags. */
 static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
 {
-	if (!v->open || v->bid >= DPMU_QEMU_MAX_BLOCKS)
-		return false;
-	const struct dpmu_qemu_block *b = &q->blocks[v->bid];
-	if (!atomic_load_explicit(&b->ready, memory_order_acquire) || !b->n ||
-	    (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
-		return false;
-	struct dpmu_iclass c;
-	dpmu_iclass_decode(q->code[b->first + b->n - 1].enc, &c);
-	return (c.flags & DPMU_IC_SVC) != 0;
+	return v->open && (q->tmpl[v->blk->first + v->blk->n - 1].flags & DPMU_IC_SVC) != 0;
 }
 
 static long long elapsed_ns(const struct timespec *a)
@@ -816,7 +793,7 @@ static void check_tick(struct qemu_be *q)
 	q->since_check = 0;
 	uint64_t now = dpmu_uarch_time_ns(q->uarch);
 	bool due = (q->interval && q->since_tick >= q->interval) || now >= q->next_ns ||
-		   irq_pending(q);
+		   dpmu_backend_irq_pending(q->model, q->b.cores);
 	if (!due)
 		return;
 	q->run_rc = tick_now(q);
@@ -908,29 +885,11 @@ static size_t drain(struct qemu_be *q)
 
 /* ---- running ------------------------------------------------------------------- */
 
-static int set_el(struct qemu_be *q, unsigned el, struct dpmu_err *err)
-{
-	dpmu_uarch_flush(q->uarch);
-	unsigned n = dpmu_model_ncores(q->model);
-	for (unsigned c = 0; c < n && c < 64; c++) {
-		if (!(q->b.cores >> c & 1))
-			continue;
-		int rc = dpmu_model_set_el(q->model, c, el, DPMU_NONSECURE, err);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 static int tick_now(struct qemu_be *q)
 {
 	q->since_tick = 0;
-	int rc = set_el(q, 1, q->run_err);
-	if (!rc)
-		rc = q->tick(q->tick_ctx, dpmu_uarch_time_ns(q->uarch), q->run_err);
-	if (!rc)
-		rc = set_el(q, 0, q->run_err);
-	return rc;
+	return dpmu_backend_tick_el1(q->model, q->uarch, q->b.cores, q->tick, q->tick_ctx,
+				     q->run_err);
 }
 
 static void flush_engine(void *ctx)
@@ -1005,7 +964,7 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 	q->period_ns = period_ns;
 	q->next_ns = period_ns ? dpmu_uarch_time_ns(q->uarch) + period_ns : UINT64_MAX;
 	q->lag_wait = -1;
-	rc = set_el(q, 0, err);
+	rc = dpmu_backend_set_el(q->model, q->uarch, q->b.cores, 0, err);
 	if (!rc)
 		rc = spawn(q, err);
 	if (rc)
@@ -1067,13 +1026,7 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 				  "qemu-aarch64 did not start %s (see its message above)", q->program);
 	if (!rc && tick)
 		rc = tick_now(q);
-	struct dpmu_err e2;
-	int rc2 = set_el(q, 1, &e2);
-	if (!rc && rc2) {
-		rc = rc2;
-		if (err)
-			*err = e2;
-	}
+	rc = dpmu_backend_end_el1(q->model, q->uarch, q->b.cores, rc, err);
 	q->tick = NULL;
 	return rc;
 }

@@ -7,8 +7,7 @@
  *
  * The trace runs at EL0 Non-secure, as a user program under perf stat; the
  * monitor's accesses (start, each tick, stop) run at EL1, as a kernel
- * driver's would. Pending events are delivered before each switch, so each
- * is counted at the level its instruction ran at.
+ * driver's would (simulated.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,16 +40,7 @@ static void flush_engine(void *ctx)
 /* Every measured core at `el`, after delivering what the engine holds. */
 static int set_el(struct sim *s, unsigned el, struct dpmu_err *err)
 {
-	dpmu_uarch_flush(s->uarch);
-	unsigned n = dpmu_model_ncores(s->model);
-	for (unsigned c = 0; c < n && c < 64; c++) {
-		if (!(s->b.cores >> c & 1))
-			continue;
-		int rc = dpmu_model_set_el(s->model, c, el, DPMU_NONSECURE, err);
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return dpmu_backend_set_el(s->model, s->uarch, s->b.cores, el, err);
 }
 
 static uint64_t sim_time_ns(struct dpmu_backend *b)
@@ -62,12 +52,7 @@ static uint64_t sim_time_ns(struct dpmu_backend *b)
 static int sim_tick(void *ctx, struct dpmu_err *err)
 {
 	struct sim *s = ctx;
-	int rc = set_el(s, 1, err);
-	if (!rc)
-		rc = s->tick(s->tick_ctx, dpmu_uarch_time_ns(s->uarch), err);
-	if (!rc)
-		rc = set_el(s, 0, err);
-	return rc;
+	return dpmu_backend_tick_el1(s->model, s->uarch, s->b.cores, s->tick, s->tick_ctx, err);
 }
 
 /* The end of a replay, after success or an error: the cores go back to EL1
@@ -75,13 +60,7 @@ static int sim_tick(void *ctx, struct dpmu_err *err)
  * is the one reported. */
 static int end_run(struct sim *s, struct dpmu_trace_reader *r, int rc, struct dpmu_err *err)
 {
-	struct dpmu_err e2;
-	int rc2 = set_el(s, 1, &e2);
-	if (!rc && rc2) {
-		rc = rc2;
-		if (err)
-			*err = e2;
-	}
+	rc = dpmu_backend_end_el1(s->model, s->uarch, s->b.cores, rc, err);
 	dpmu_trace_close(r);
 	s->tick = NULL;
 	return rc;
@@ -109,23 +88,6 @@ static int sim_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_
  * lines: the engine's default batch, the skid its overflow interrupts
  * already have (docs/events.md). */
 #define SIM_CHUNK DPMU_UARCH_BATCH_DEFAULT
-
-static bool irq_pending(const struct sim *s)
-{
-	unsigned n = dpmu_model_ncores(s->model);
-	uint64_t clusters = 0;
-	for (unsigned c = 0; c < n && c < 64; c++) {
-		if (!(s->b.cores >> c & 1))
-			continue;
-		if (dpmu_model_core_irq(s->model, c))
-			return true;
-		clusters |= UINT64_C(1) << dpmu_model_core_cluster(s->model, c);
-	}
-	for (unsigned k = 0; k < dpmu_model_nclusters(s->model) && k < 64; k++)
-		if ((clusters >> k & 1) && dpmu_model_cluster_irq(s->model, k))
-			return true;
-	return false;
-}
 
 /* The replay loop of dpmu_trace_replay, with the monitor's timer and the
  * PMU interrupt lines looked at every SIM_CHUNK instructions. */
@@ -159,7 +121,7 @@ static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t per
 			done += (long)k;
 			uint64_t now = dpmu_uarch_time_ns(s->uarch);
 			bool due = (interval && s->ran.insns >= next_insns) || now >= next_ns ||
-				   irq_pending(s);
+				   dpmu_backend_irq_pending(s->model, s->b.cores);
 			if (!due || !tick)
 				continue;
 			rc = sim_tick(s, err);

@@ -344,7 +344,7 @@ static int split(const char *s, size_t n, struct field *out, int max)
 	}
 }
 
-static const char *const br_kind_names[] = {"cond", "uncond", "call", "ret", "ind"};
+const char *const dpmu_trace_br_kinds[DPMU_BR_IND + 1] = {"cond", "uncond", "call", "ret", "ind"};
 
 /* One instruction line. Returns 1 with *insn filled, 2 for a cpu switch
  * (*core set), 0 for a blank or comment line, negative on error. */
@@ -410,10 +410,10 @@ static int text_record(struct dpmu_trace_reader *r, const char *s, size_t n,
 			return text_error(r, err, "branch direction '%s' must be T or N",
 					  field_show(f[3], shown, sizeof shown));
 		size_t b;
-		for (b = 0; b < sizeof br_kind_names / sizeof br_kind_names[0]; b++)
-			if (field_is(f[4], br_kind_names[b]))
+		for (b = 0; b <= DPMU_BR_IND; b++)
+			if (field_is(f[4], dpmu_trace_br_kinds[b]))
 				break;
-		if (b == sizeof br_kind_names / sizeof br_kind_names[0])
+		if (b > DPMU_BR_IND)
 			return text_error(r, err,
 					  "branch kind '%s' must be cond, uncond, call, ret or ind",
 					  field_show(f[4], shown, sizeof shown));

@@ -21,8 +21,6 @@ struct dpmu_trace_writer {
 	} st[DPMU_MAX_CORES];
 };
 
-static const char *const br_kind_names[] = {"cond", "uncond", "call", "ret", "ind"};
-
 int dpmu_trace_writer_open_stream(FILE *f, const char *name, enum dpmu_trace_format format,
 				  struct dpmu_trace_writer **out, struct dpmu_err *err)
 {
@@ -115,7 +113,7 @@ static void write_text(struct dpmu_trace_writer *w, const struct dpmu_insn *in)
 		break;
 	case DPMU_INSN_BRANCH:
 		fprintf(w->f, "b 0x%llx 0x%llx %c %s\n", pc, a, in->taken ? 'T' : 'N',
-			br_kind_names[in->br_kind]);
+			dpmu_trace_br_kinds[in->br_kind]);
 		break;
 	default:
 		fprintf(w->f, "i 0x%llx\n", pc);

@@ -191,18 +191,7 @@ int dpmu_drv_cluster_read_pair(struct dpmu_drv *d, unsigned cluster, unsigned ev
 			       struct dpmu_err *err)
 {
 	unsigned cpu;
-	uint64_t hi, lo, hi2;
 	*value = 0;
 	int rc = check_pair(d, cluster, even, &cpu, err);
-	if (rc || (rc = dpmu_drv_cluster_read(d, cluster, even + 1, &hi, err)) ||
-	    (rc = dpmu_drv_cluster_read(d, cluster, even, &lo, err)) ||
-	    (rc = dpmu_drv_cluster_read(d, cluster, even + 1, &hi2, err)))
-		return rc;
-	if ((hi2 & 0xffffffffu) != (hi & 0xffffffffu)) {
-		if ((rc = dpmu_drv_cluster_read(d, cluster, even, &lo, err)))
-			return rc;
-		hi = hi2;
-	}
-	*value = ((hi & 0xffffffffu) << 32) | (lo & 0xffffffffu);
-	return 0;
+	return rc ? rc : dpmu_drv_read_pair(d, cluster, even, dpmu_drv_cluster_read, value, err);
 }

@@ -472,6 +472,27 @@ void dpmu_drv_set_snapshot_polls(struct dpmu_drv *d, unsigned polls)
 	d->max_polls = polls ? polls : DPMU_DRV_SNAPSHOT_POLLS;
 }
 
+int dpmu_drv_read_pair(struct dpmu_drv *d, unsigned unit, unsigned even,
+		       int (*read)(struct dpmu_drv *, unsigned, unsigned, uint64_t *,
+				   struct dpmu_err *),
+		       uint64_t *value, struct dpmu_err *err)
+{
+	uint64_t hi, lo, hi2;
+	int rc;
+	if ((rc = read(d, unit, even + 1, &hi, err)) || (rc = read(d, unit, even, &lo, err)) ||
+	    (rc = read(d, unit, even + 1, &hi2, err)))
+		return rc;
+	/* The low half wrapped between the reads: its new value belongs with
+	 * the second high read. */
+	if ((hi2 & 0xffffffffu) != (hi & 0xffffffffu)) {
+		if ((rc = read(d, unit, even, &lo, err)))
+			return rc;
+		hi = hi2;
+	}
+	*value = ((hi & 0xffffffffu) << 32) | (lo & 0xffffffffu);
+	return 0;
+}
+
 uint32_t dpmu_drv_filter_bits(unsigned els)
 {
 	/* Non-secure with NSU = NSK = 0: EL0 is filtered by U, EL1 by P, EL2

@@ -232,20 +232,7 @@ int dpmu_drv_pmu_read_pair(struct dpmu_drv *d, unsigned cpu, unsigned even, uint
 	int rc = check_pair(d, cpu, even, err);
 	if (rc)
 		return rc;
-	uint64_t hi, lo, hi2;
-	if ((rc = dpmu_drv_pmu_read(d, cpu, even + 1, &hi, err)) ||
-	    (rc = dpmu_drv_pmu_read(d, cpu, even, &lo, err)) ||
-	    (rc = dpmu_drv_pmu_read(d, cpu, even + 1, &hi2, err)))
-		return rc;
-	/* The low half wrapped between the reads: its new value belongs with
-	 * the second high read. */
-	if ((hi2 & 0xffffffffu) != (hi & 0xffffffffu)) {
-		if ((rc = dpmu_drv_pmu_read(d, cpu, even, &lo, err)))
-			return rc;
-		hi = hi2;
-	}
-	*value = ((hi & 0xffffffffu) << 32) | (lo & 0xffffffffu);
-	return 0;
+	return dpmu_drv_read_pair(d, cpu, even, dpmu_drv_pmu_read, value, err);
 }
 
 /* ---- Activity Monitors ------------------------------------------------ */

@@ -230,6 +230,27 @@ int dpmu_drv_syswrite(struct dpmu_drv *d, unsigned cpu, uint32_t enc, uint64_t v
 	return rc ? rc : dpmu_drv_wr(d, cpu, enc, value, err);
 }
 
+int dpmu_drv_check_index(unsigned n, unsigned i, bool cycle_ok, const char *unit, unsigned idx,
+			 const char *pmcr, struct dpmu_err *err)
+{
+	if ((cycle_ok && i == DPMU_DRV_CYCLE) || i < n)
+		return 0;
+	return dpmu_err_set(err, DPMU_ERANGE, "counter %u on %s%u: %s.N is %u (event counters 0-%u%s)",
+			    i, unit, idx, pmcr, n, n ? n - 1 : 0, cycle_ok ? ", cycle counter 31" : "");
+}
+
+int dpmu_drv_check_mask(unsigned n, uint32_t mask, const char *unit, unsigned idx,
+			const char *pmcr, struct dpmu_err *err)
+{
+	uint32_t ok = (n >= 31 ? 0x7fffffffu : (1u << n) - 1) | DPMU_DRV_CYCLE_BIT;
+	if (!(mask & ~ok))
+		return 0;
+	return dpmu_err_set(err, DPMU_ERANGE,
+			    "counter mask 0x%08x on %s%u: bits 0x%08x name no counter "
+			    "(%s.N is %u; bit 31 is the cycle counter)",
+			    mask, unit, idx, mask & ~ok, pmcr, n);
+}
+
 static int check_frame(const struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t offset,
 		       struct dpmu_err *err)
 {

@@ -31,6 +31,13 @@ int dpmu_drv_read_pair(struct dpmu_drv *d, unsigned unit, unsigned even,
 		       int (*read)(struct dpmu_drv *, unsigned, unsigned, uint64_t *,
 				   struct dpmu_err *),
 		       uint64_t *value, struct dpmu_err *err);
+/* A counter index (DPMU_DRV_CYCLE too when cycle_ok) or a counter mask
+ * against a bank of n event counters: that of `unit` ("cpu", "cluster")
+ * number idx, whose N is in the register named by `pmcr`. */
+int dpmu_drv_check_index(unsigned n, unsigned i, bool cycle_ok, const char *unit, unsigned idx,
+			 const char *pmcr, struct dpmu_err *err);
+int dpmu_drv_check_mask(unsigned n, uint32_t mask, const char *unit, unsigned idx,
+			const char *pmcr, struct dpmu_err *err);
 /* PMEVTYPER / PMCCFILTR filter bits for a DPMU_DRV_EL* set. */
 uint32_t dpmu_drv_filter_bits(unsigned els);
 

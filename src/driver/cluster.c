@@ -18,32 +18,18 @@ static int check_counter(struct dpmu_drv *d, unsigned cluster, unsigned i, bool 
 			 unsigned *cpu, struct dpmu_err *err)
 {
 	int rc = via(d, cluster, cpu, err);
-	if (rc)
-		return rc;
-	if (cycle_ok && i == DPMU_DRV_CYCLE)
-		return 0;
-	unsigned n = d->clusters[cluster].pmu_n;
-	if (i >= n)
-		return dpmu_err_set(err, DPMU_ERANGE,
-				    "counter %u on cluster%u: CLUSTERPMCR_EL1.N is %u (event counters 0-%u%s)",
-				    i, cluster, n, n ? n - 1 : 0, cycle_ok ? ", cycle counter 31" : "");
-	return 0;
+	return rc ? rc
+		  : dpmu_drv_check_index(d->clusters[cluster].pmu_n, i, cycle_ok, "cluster", cluster,
+					 "CLUSTERPMCR_EL1", err);
 }
 
 static int check_mask(struct dpmu_drv *d, unsigned cluster, uint32_t mask, unsigned *cpu,
 		      struct dpmu_err *err)
 {
 	int rc = via(d, cluster, cpu, err);
-	if (rc)
-		return rc;
-	unsigned n = d->clusters[cluster].pmu_n;
-	uint32_t ok = (n >= 31 ? 0x7fffffffu : (1u << n) - 1) | DPMU_DRV_CYCLE_BIT;
-	if (mask & ~ok)
-		return dpmu_err_set(err, DPMU_ERANGE,
-				    "counter mask 0x%08x on cluster%u: bits 0x%08x name no counter "
-				    "(CLUSTERPMCR_EL1.N is %u; bit 31 is the cycle counter)",
-				    mask, cluster, mask & ~ok, n);
-	return 0;
+	return rc ? rc
+		  : dpmu_drv_check_mask(d->clusters[cluster].pmu_n, mask, "cluster", cluster,
+					"CLUSTERPMCR_EL1", err);
 }
 
 int dpmu_drv_cluster_reset(struct dpmu_drv *d, unsigned cluster, struct dpmu_err *err)
@@ -191,18 +177,7 @@ int dpmu_drv_cluster_read_pair(struct dpmu_drv *d, unsigned cluster, unsigned ev
 			       struct dpmu_err *err)
 {
 	unsigned cpu;
-	uint64_t hi, lo, hi2;
 	*value = 0;
 	int rc = check_pair(d, cluster, even, &cpu, err);
-	if (rc || (rc = dpmu_drv_cluster_read(d, cluster, even + 1, &hi, err)) ||
-	    (rc = dpmu_drv_cluster_read(d, cluster, even, &lo, err)) ||
-	    (rc = dpmu_drv_cluster_read(d, cluster, even + 1, &hi2, err)))
-		return rc;
-	if ((hi2 & 0xffffffffu) != (hi & 0xffffffffu)) {
-		if ((rc = dpmu_drv_cluster_read(d, cluster, even, &lo, err)))
-			return rc;
-		hi = hi2;
-	}
-	*value = ((hi & 0xffffffffu) << 32) | (lo & 0xffffffffu);
-	return 0;
+	return rc ? rc : dpmu_drv_read_pair(d, cluster, even, dpmu_drv_cluster_read, value, err);
 }

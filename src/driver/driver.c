@@ -230,6 +230,27 @@ int dpmu_drv_syswrite(struct dpmu_drv *d, unsigned cpu, uint32_t enc, uint64_t v
 	return rc ? rc : dpmu_drv_wr(d, cpu, enc, value, err);
 }
 
+int dpmu_drv_check_index(unsigned n, unsigned i, bool cycle_ok, const char *unit, unsigned idx,
+			 const char *pmcr, struct dpmu_err *err)
+{
+	if ((cycle_ok && i == DPMU_DRV_CYCLE) || i < n)
+		return 0;
+	return dpmu_err_set(err, DPMU_ERANGE, "counter %u on %s%u: %s.N is %u (event counters 0-%u%s)",
+			    i, unit, idx, pmcr, n, n ? n - 1 : 0, cycle_ok ? ", cycle counter 31" : "");
+}
+
+int dpmu_drv_check_mask(unsigned n, uint32_t mask, const char *unit, unsigned idx,
+			const char *pmcr, struct dpmu_err *err)
+{
+	uint32_t ok = (n >= 31 ? 0x7fffffffu : (1u << n) - 1) | DPMU_DRV_CYCLE_BIT;
+	if (!(mask & ~ok))
+		return 0;
+	return dpmu_err_set(err, DPMU_ERANGE,
+			    "counter mask 0x%08x on %s%u: bits 0x%08x name no counter "
+			    "(%s.N is %u; bit 31 is the cycle counter)",
+			    mask, unit, idx, mask & ~ok, pmcr, n);
+}
+
 static int check_frame(const struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t offset,
 		       struct dpmu_err *err)
 {
@@ -470,6 +491,27 @@ void dpmu_drv_set_wait(struct dpmu_drv *d, void (*wait)(void *ctx, unsigned poll
 void dpmu_drv_set_snapshot_polls(struct dpmu_drv *d, unsigned polls)
 {
 	d->max_polls = polls ? polls : DPMU_DRV_SNAPSHOT_POLLS;
+}
+
+int dpmu_drv_read_pair(struct dpmu_drv *d, unsigned unit, unsigned even,
+		       int (*read)(struct dpmu_drv *, unsigned, unsigned, uint64_t *,
+				   struct dpmu_err *),
+		       uint64_t *value, struct dpmu_err *err)
+{
+	uint64_t hi, lo, hi2;
+	int rc;
+	if ((rc = read(d, unit, even + 1, &hi, err)) || (rc = read(d, unit, even, &lo, err)) ||
+	    (rc = read(d, unit, even + 1, &hi2, err)))
+		return rc;
+	/* The low half wrapped between the reads: its new value belongs with
+	 * the second high read. */
+	if ((hi2 & 0xffffffffu) != (hi & 0xffffffffu)) {
+		if ((rc = read(d, unit, even, &lo, err)))
+			return rc;
+		hi = hi2;
+	}
+	*value = ((hi & 0xffffffffu) << 32) | (lo & 0xffffffffu);
+	return 0;
 }
 
 uint32_t dpmu_drv_filter_bits(unsigned els)

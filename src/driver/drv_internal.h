@@ -24,6 +24,20 @@ int dpmu_drv_wr(struct dpmu_drv *d, unsigned cpu, uint32_t enc, uint64_t v,
 /* Argument checks: a cpu / cluster that exists; a counter index below n. */
 int dpmu_drv_check_cpu(const struct dpmu_drv *d, unsigned cpu, struct dpmu_err *err);
 int dpmu_drv_check_cluster(const struct dpmu_drv *d, unsigned cluster, struct dpmu_err *err);
+/* A chained pair (counter even + 1 counts CHAIN) as one 64-bit value, read
+ * with `read` (dpmu_drv_pmu_read or dpmu_drv_cluster_read) on cpu or cluster
+ * `unit`: high, low, high again (driver.c). The caller checks the pair. */
+int dpmu_drv_read_pair(struct dpmu_drv *d, unsigned unit, unsigned even,
+		       int (*read)(struct dpmu_drv *, unsigned, unsigned, uint64_t *,
+				   struct dpmu_err *),
+		       uint64_t *value, struct dpmu_err *err);
+/* A counter index (DPMU_DRV_CYCLE too when cycle_ok) or a counter mask
+ * against a bank of n event counters: that of `unit` ("cpu", "cluster")
+ * number idx, whose N is in the register named by `pmcr`. */
+int dpmu_drv_check_index(unsigned n, unsigned i, bool cycle_ok, const char *unit, unsigned idx,
+			 const char *pmcr, struct dpmu_err *err);
+int dpmu_drv_check_mask(unsigned n, uint32_t mask, const char *unit, unsigned idx,
+			const char *pmcr, struct dpmu_err *err);
 /* PMEVTYPER / PMCCFILTR filter bits for a DPMU_DRV_EL* set. */
 uint32_t dpmu_drv_filter_bits(unsigned els);
 

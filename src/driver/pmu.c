@@ -8,31 +8,14 @@ static int check_counter(struct dpmu_drv *d, unsigned cpu, unsigned i, bool cycl
 			 struct dpmu_err *err)
 {
 	int rc = dpmu_drv_check_cpu(d, cpu, err);
-	if (rc)
-		return rc;
-	if (cycle_ok && i == DPMU_DRV_CYCLE)
-		return 0;
-	unsigned n = d->cpus[cpu].pmu_n;
-	if (i >= n)
-		return dpmu_err_set(err, DPMU_ERANGE,
-				    "counter %u on cpu%u: PMCR_EL0.N is %u (event counters 0-%u%s)", i,
-				    cpu, n, n ? n - 1 : 0, cycle_ok ? ", cycle counter 31" : "");
-	return 0;
+	return rc ? rc
+		  : dpmu_drv_check_index(d->cpus[cpu].pmu_n, i, cycle_ok, "cpu", cpu, "PMCR_EL0", err);
 }
 
 static int check_mask(struct dpmu_drv *d, unsigned cpu, uint32_t mask, struct dpmu_err *err)
 {
 	int rc = dpmu_drv_check_cpu(d, cpu, err);
-	if (rc)
-		return rc;
-	unsigned n = d->cpus[cpu].pmu_n;
-	uint32_t ok = (n >= 31 ? 0x7fffffffu : (1u << n) - 1) | DPMU_DRV_CYCLE_BIT;
-	if (mask & ~ok)
-		return dpmu_err_set(err, DPMU_ERANGE,
-				    "counter mask 0x%08x on cpu%u: bits 0x%08x name no counter "
-				    "(PMCR_EL0.N is %u; bit 31 is the cycle counter)",
-				    mask, cpu, mask & ~ok, n);
-	return 0;
+	return rc ? rc : dpmu_drv_check_mask(d->cpus[cpu].pmu_n, mask, "cpu", cpu, "PMCR_EL0", err);
 }
 
 int dpmu_drv_pmu_read_pmcr(struct dpmu_drv *d, unsigned cpu, uint32_t *pmcr, struct dpmu_err *err)
@@ -232,20 +215,7 @@ int dpmu_drv_pmu_read_pair(struct dpmu_drv *d, unsigned cpu, unsigned even, uint
 	int rc = check_pair(d, cpu, even, err);
 	if (rc)
 		return rc;
-	uint64_t hi, lo, hi2;
-	if ((rc = dpmu_drv_pmu_read(d, cpu, even + 1, &hi, err)) ||
-	    (rc = dpmu_drv_pmu_read(d, cpu, even, &lo, err)) ||
-	    (rc = dpmu_drv_pmu_read(d, cpu, even + 1, &hi2, err)))
-		return rc;
-	/* The low half wrapped between the reads: its new value belongs with
-	 * the second high read. */
-	if ((hi2 & 0xffffffffu) != (hi & 0xffffffffu)) {
-		if ((rc = dpmu_drv_pmu_read(d, cpu, even, &lo, err)))
-			return rc;
-		hi = hi2;
-	}
-	*value = ((hi & 0xffffffffu) << 32) | (lo & 0xffffffffu);
-	return 0;
+	return dpmu_drv_read_pair(d, cpu, even, dpmu_drv_pmu_read, value, err);
 }
 
 /* ---- Activity Monitors ------------------------------------------------ */

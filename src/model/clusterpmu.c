@@ -92,20 +92,6 @@ void dpmu_clusterpmu_refresh(struct dpmu_cluster *cl)
 		cl->live_gen++;
 }
 
-/* CLUSTERPMCEID0/1 use the core PMCEID layout (reference section 1):
- * low word events base..base+31, high word events 0x4000+base..+31. */
-static uint64_t ceid(const struct dpmu_evset *s, uint16_t base)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < 32; i++) {
-		if (dpmu_evset_has(s, (uint16_t)(base + i)))
-			v |= 1ull << i;
-		if (dpmu_evset_has(s, (uint16_t)(0x4000u + base + i)))
-			v |= 1ull << (32 + i);
-	}
-	return v;
-}
-
 static uint64_t read_reg(const struct dpmu_cluster *cl, enum clusterpmu_reg r)
 {
 	const struct dpmu_bank *b = &cl->pmu;
@@ -137,9 +123,9 @@ static uint64_t read_reg(const struct dpmu_cluster *cl, enum clusterpmu_reg r)
 	case CL_MDCR:
 		return cl->pmmdcr;
 	case CL_CEID0:
-		return ceid(cl->implemented, 0x00);
+		return dpmu_evset_ceid(cl->implemented, 0x00); /* the core PMCEID layout */
 	case CL_CEID1:
-		return ceid(cl->implemented, 0x20);
+		return dpmu_evset_ceid(cl->implemented, 0x20);
 	}
 	return 0;
 }

@@ -228,13 +228,6 @@ static uint32_t pmcfgr(const struct frame *fr)
 	return v;
 }
 
-/* Implemented-event bitmap word: events base..base+31. */
-static uint32_t pmceid(const struct frame *fr, uint16_t base)
-{
-	uint64_t w = fr->implemented->bits[base >> 6];
-	return (uint32_t)(base & 32 ? w >> 32 : w);
-}
-
 static uint32_t pmauthstatus(const struct frame *fr)
 {
 	/* NSID and SID are 0b00: invasive debug is not implemented by a PMU.
@@ -338,10 +331,10 @@ static uint32_t read_core_domain(const struct frame *fr, uint32_t off)
 		frame_ident(fr, &part, &variant, &revision);
 		return (part << 20) | (variant << 16) | (revision << 12) | PMIIDR_IMPLEMENTER_ARM;
 	}
-	case DPMU_EXT_PMCEID0: return pmceid(fr, 0x0000);
-	case DPMU_EXT_PMCEID1: return pmceid(fr, 0x0020);
-	case DPMU_EXT_PMCEID2: return pmceid(fr, 0x4000);
-	case DPMU_EXT_PMCEID3: return pmceid(fr, 0x4020);
+	case DPMU_EXT_PMCEID0: return dpmu_evset_word32(fr->implemented, 0x0000);
+	case DPMU_EXT_PMCEID1: return dpmu_evset_word32(fr->implemented, 0x0020);
+	case DPMU_EXT_PMCEID2: return dpmu_evset_word32(fr->implemented, 0x4000);
+	case DPMU_EXT_PMCEID3: return dpmu_evset_word32(fr->implemented, 0x4020);
 	case DPMU_EXT_PMSSCR: return b->snap_busy ? DPMU_EXT_PMSSCR_SS : 0;
 	case DPMU_EXT_PMSSRR: return b->ssrr;
 	default: return 0;        /* PMSWINC (write-only), unallocated: RAZ */

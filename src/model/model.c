@@ -273,6 +273,13 @@ int dpmu_model_cluster_set_extauth(struct dpmu_model *m, unsigned cluster, bool 
 	return 0;
 }
 
+/* ---- event delivery ---------------------------------------------------
+ *
+ * Delivery does not test whether the core or cluster implements an event:
+ * a counter is active only when its event is implemented (`allowed`, kept by
+ * dpmu_pmu_refresh and dpmu_clusterpmu_refresh), so the bank counts nothing
+ * else either way. */
+
 /* A core counts nothing while powered down or clock-gated in WFI/WFE. */
 static inline bool core_running(const struct dpmu_core *c)
 {
@@ -286,8 +293,7 @@ void dpmu_model_core_cycles(struct dpmu_model *m, unsigned core, uint64_t k)
 	struct dpmu_core *c = &m->cores[core];
 	if (!core_running(c))
 		return;
-	if (dpmu_evset_has(c->implemented, DPMU_EV_CPU_CYCLES))
-		dpmu_bank_count(&c->pmu, DPMU_EV_CPU_CYCLES, k);
+	dpmu_bank_count(&c->pmu, DPMU_EV_CPU_CYCLES, k);
 	dpmu_bank_cycles(&c->pmu, k, c->cc_allowed);
 	dpmu_amu_cycles(c, &m->profile, k);
 }
@@ -304,8 +310,7 @@ static inline void core_event(struct dpmu_model *m, struct dpmu_core *c, uint16_
 	/* SW_INCR happens only through PMSWINC; CHAIN only through overflow. */
 	if (event == DPMU_EV_SW_INCR || event == DPMU_EV_CHAIN || !core_running(c))
 		return;
-	if (dpmu_evset_has(c->implemented, event))
-		dpmu_bank_count(&c->pmu, event, n);
+	dpmu_bank_count(&c->pmu, event, n);
 	if (c->amu.cnten0 | c->amu.cnten1) /* no AMU counter enabled: nothing to count */
 		dpmu_amu_event(c, event, n);
 }
@@ -324,10 +329,7 @@ void dpmu_model_core_events(struct dpmu_model *m, unsigned core, const uint16_t 
 	struct dpmu_core *c = &m->cores[core];
 	if (!core_running(c))
 		return; /* nothing counts, not even CPU_CYCLES (the clock stops) */
-	/* core_event for each, with what no delivery changes read once. The
-	 * implemented-event check is left out: an active counter's event is
-	 * always one the core implements (dpmu_pmu_refresh), so the bank
-	 * counts nothing else either way. */
+	/* core_event for each, with what no delivery changes read once. */
 	struct dpmu_bank *b = &c->pmu;
 	bool amu = (c->amu.cnten0 | c->amu.cnten1) != 0;
 	for (size_t i = 0; i < count; i++) {
@@ -350,8 +352,7 @@ void dpmu_model_cluster_event(struct dpmu_model *m, unsigned cluster, uint16_t e
 	if (cluster >= m->nclusters || n == 0 || event == DPMU_EV_CHAIN)
 		return;
 	struct dpmu_cluster *cl = &m->clusters[cluster];
-	if (dpmu_evset_has(cl->implemented, event))
-		dpmu_bank_count(&cl->pmu, event, n);
+	dpmu_bank_count(&cl->pmu, event, n);
 }
 
 void dpmu_model_cluster_cycles(struct dpmu_model *m, unsigned cluster, uint64_t k)
@@ -359,8 +360,7 @@ void dpmu_model_cluster_cycles(struct dpmu_model *m, unsigned cluster, uint64_t 
 	if (cluster >= m->nclusters || k == 0)
 		return;
 	struct dpmu_cluster *cl = &m->clusters[cluster];
-	if (dpmu_evset_has(cl->implemented, DPMU_EV_CPU_CYCLES))
-		dpmu_bank_count(&cl->pmu, DPMU_EV_CPU_CYCLES, k);
+	dpmu_bank_count(&cl->pmu, DPMU_EV_CPU_CYCLES, k);
 	dpmu_bank_cycles(&cl->pmu, k, true);
 }
 
@@ -374,8 +374,7 @@ bool dpmu_model_core_event_live(const struct dpmu_model *m, unsigned core, uint1
 		return false;
 	if (event == DPMU_EV_CPU_CYCLES)
 		return true; /* the clock: the AMU's constant clock always moves */
-	return (dpmu_evset_has(c->implemented, event) && dpmu_bank_counts(&c->pmu, event)) ||
-	       dpmu_amu_counts(c, event);
+	return dpmu_bank_counts(&c->pmu, event) || dpmu_amu_counts(c, event);
 }
 
 bool dpmu_model_cluster_event_live(const struct dpmu_model *m, unsigned cluster,
@@ -384,7 +383,7 @@ bool dpmu_model_cluster_event_live(const struct dpmu_model *m, unsigned cluster,
 	if (cluster >= m->nclusters || event == DPMU_EV_CHAIN)
 		return false;
 	const struct dpmu_cluster *cl = &m->clusters[cluster];
-	return dpmu_evset_has(cl->implemented, event) && dpmu_bank_counts(&cl->pmu, event);
+	return dpmu_bank_counts(&cl->pmu, event);
 }
 
 uint64_t dpmu_model_core_live_gen(const struct dpmu_model *m, unsigned core)

@@ -55,6 +55,22 @@ static inline bool dpmu_evset_has(const struct dpmu_evset *s, uint16_t ev)
 	return (s->bits[ev >> 6] >> (ev & 63)) & 1;
 }
 
+/* Events base..base+31 (base a multiple of 32) as a PMCEID word: bit k is
+ * event base + k. The set is stored 64 events per word. */
+static inline uint32_t dpmu_evset_word32(const struct dpmu_evset *s, uint16_t base)
+{
+	uint64_t w = s->bits[base >> 6];
+	return (uint32_t)(base & 32 ? w >> 32 : w);
+}
+
+/* PMCEID0/1 and CLUSTERPMCEID0/1 (base 0x00 / 0x20): the low word is events
+ * base..base+31, the high word events 0x4000+base..+31 (reference section 1). */
+static inline uint64_t dpmu_evset_ceid(const struct dpmu_evset *s, uint16_t base)
+{
+	return dpmu_evset_word32(s, base) |
+	       (uint64_t)dpmu_evset_word32(s, (uint16_t)(0x4000u + base)) << 32;
+}
+
 /*
  * A counter bank: PMUv3 event counters, the cycle counter, their enables,
  * overflow status and interrupt enables, and the snapshot registers of

@@ -30,8 +30,6 @@
 	 DPMU_EVTYPER_NSH | DPMU_EVTYPER_M)
 #define EVTYPER_RW (EVTYPER_FILTER | DPMU_EVTYPER_EVT)
 
-#define LOW32 0xffffffffull
-
 enum pmu_reg {
 	R_PMCR,
 	R_PMCNTENSET,
@@ -207,18 +205,6 @@ static uint64_t pmcr_read(const struct dpmu_core *c)
 	       (uint64_t)DPMU_IMP_ARM << DPMU_PMCR_IMP_SHIFT;
 }
 
-/* PMCEID0/1: bit k of the low word = event base + k; the high word covers
- * the 0x4000 range (reference section 1). The implemented set is stored 64
- * events per word, so events 0x00-0x3F are word 0 and 0x4000-0x403F word
- * 0x100. */
-static uint64_t pmceid_read(const struct dpmu_core *c, unsigned which)
-{
-	uint64_t common = c->implemented->bits[0x0000 >> 6];
-	uint64_t ext = c->implemented->bits[0x4000 >> 6];
-	unsigned shift = which ? 32 : 0;
-	return ((common >> shift) & LOW32) | (((ext >> shift) & LOW32) << 32);
-}
-
 static void pmu_read(struct dpmu_core *c, const struct pmu_regdesc *r, unsigned n,
 		     uint64_t *value)
 {
@@ -245,10 +231,10 @@ static void pmu_read(struct dpmu_core *c, const struct pmu_regdesc *r, unsigned 
 		*value = sel;
 		break;
 	case R_PMCEID0:
-		*value = pmceid_read(c, 0);
+		*value = dpmu_evset_ceid(c->implemented, 0x00);
 		break;
 	case R_PMCEID1:
-		*value = pmceid_read(c, 1);
+		*value = dpmu_evset_ceid(c->implemented, 0x20);
 		break;
 	case R_PMCCNTR:
 		*value = b->ccnt;

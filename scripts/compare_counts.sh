@@ -1,0 +1,67 @@
+#!/bin/sh
+# Counts of every simulated core-PMU and cluster-PMU event on fixed
+# single-threaded programs, for checking that a change to the engine, the
+# model or the qemu front end leaves every count as it was:
+#
+#   scripts/compare_counts.sh BUILD_A OUT_A
+#   scripts/compare_counts.sh BUILD_B OUT_B
+#   diff -r OUT_A OUT_B          # nothing: the same counts
+#
+# BUILD is a build tree (dynpmu, libdpmu_qemu.so, workloads/). The events
+# come from `dynpmu list` (SIM yes), in groups of six, with -A: Cortex-A75
+# events on --place big, Cortex-A55 on --place little, DSU events as
+# cluster/NAME. The programs: the benchmark compressor on 200 KB of the
+# source tree's C text, matmul naive, branches branchy, traversal aos,
+# stream triad. A libc program's start-up depends on its environment and
+# its path, so both runs use copies of the binaries at one fixed path and an
+# empty environment.
+set -eu
+B=${1:?usage: compare_counts.sh BUILD_DIR OUT_DIR}
+O=${2:?usage: compare_counts.sh BUILD_DIR OUT_DIR}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+for f in dynpmu libdpmu_qemu.so workloads/matmul workloads/branches workloads/traversal \
+	workloads/stream; do
+	[ -x "$B/$f" ] || [ -f "$B/$f" ] || { echo "compare_counts: $B/$f is missing (build first)" >&2; exit 1; }
+done
+W=/tmp/dynpmu-compare-counts
+rm -rf "$W"
+mkdir -p "$W" "$O"
+rm -f "$O"/*.csv "$O"/*.err
+cp "$B/dynpmu" "$B/libdpmu_qemu.so" "$B/workloads/matmul" "$B/workloads/branches" \
+	"$B/workloads/traversal" "$B/workloads/stream" "$W/"
+aarch64-linux-gnu-gcc -O2 -static "$SRC/bench/frontend_compress.c" -o "$W/lz"
+{ find "$SRC/src" -name '*.c' | sort | xargs cat; } 2>/dev/null | head -c 200000 >"$W/input"
+cd "$W"
+e() { env -i PATH=/usr/bin:/bin HOME=/ DPMU_PLUGIN="$W/libdpmu_qemu.so" "$@"; }
+e ./dynpmu list | awk '/core PMU/ { s = /Cortex-A75/ ? "a75" : "a55" }
+	/cluster PMU/ { s = "dsu" } /AMU/ { s = "" }
+	s != "" && $4 == "yes" && $1 ~ /^[A-Z]/ { print s, $1 }' >"$O/events.lst"
+run() {
+	tag=$1
+	shift
+	rc=0
+	e ./dynpmu stat -x, -A "$@" <input >/dev/null 2>"$O/$tag.err" || rc=$?
+	echo "rc=$rc" >>"$O/$tag.err"
+}
+for p in lz:./lz mn:./matmul,naive br:./branches,branchy,20000,1 ta:./traversal,aos \
+	st:./stream,triad,16384,1; do
+	tag=${p%%:*}
+	cmd=$(echo "${p#*:}" | tr , ' ')
+	run "$tag-default" -o "$O/$tag-default.csv" -- $cmd
+	for s in a75 a55 dsu; do
+		i=0
+		while :; do
+			grp=$(awk -v s=$s '$1 == s { print $2 }' "$O/events.lst" |
+				sed -n "$((i * 6 + 1)),$((i * 6 + 6))p" | paste -sd,)
+			[ -n "$grp" ] || break
+			case $s in
+			a75) set -- --place big -e "$grp" ;;
+			a55) set -- --place little -e "$grp" ;;
+			dsu) set -- -e "$(echo "$grp" | sed 's/\([^,]*\)/cluster\/\1/g')" ;;
+			esac
+			run "$tag-$s-$i" "$@" -o "$O/$tag-$s-$i.csv" -- $cmd
+			i=$((i + 1))
+		done
+	done
+done
+echo "compare_counts: $(ls "$O"/*.csv | wc -l) runs in $O"

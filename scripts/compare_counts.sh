@@ -10,8 +10,8 @@
 # BUILD is a build tree (dynpmu, libdpmu_qemu.so, workloads/). The events
 # come from `dynpmu list` (SIM yes), in groups of six, with -A: Cortex-A75
 # events on --place big, Cortex-A55 on --place little, DSU events as
-# cluster/NAME. The programs: the benchmark compressor on 200 KB of the
-# source tree's C text, matmul naive, branches branchy, traversal aos,
+# cluster/NAME. The programs: the benchmark compressor on 200 KB of
+# generated text, matmul naive, branches branchy, traversal aos,
 # stream triad. A libc program's start-up depends on its environment and
 # its path, so both runs use copies of the binaries at one fixed path and an
 # empty environment.
@@ -30,18 +30,21 @@ rm -f "$O"/*.csv "$O"/*.err
 cp "$B/dynpmu" "$B/libdpmu_qemu.so" "$B/workloads/matmul" "$B/workloads/branches" \
 	"$B/workloads/traversal" "$B/workloads/stream" "$W/"
 aarch64-linux-gnu-gcc -O2 -static "$SRC/bench/frontend_compress.c" -o "$W/lz"
-{ find "$SRC/src" -name '*.c' | sort | xargs cat; } 2>/dev/null | head -c 200000 >"$W/input"
+# an input that does not change with the tree being compared
+awk 'BEGIN { for (i = 0; i < 12000; i++)
+	printf "line %d of the input: %d %x %s\n", i, (i * 2654435761) % 1000003, i * i,
+		(i % 7 ? "same words again" : "other words") }' | head -c 200000 >"$W/input"
 cd "$W"
 e() { env -i PATH=/usr/bin:/bin HOME=/ DPMU_PLUGIN="$W/libdpmu_qemu.so" "$@"; }
 e ./dynpmu list | awk '/core PMU/ { s = /Cortex-A75/ ? "a75" : "a55" }
 	/cluster PMU/ { s = "dsu" } /AMU/ { s = "" }
 	s != "" && $4 == "yes" && $1 ~ /^[A-Z]/ { print s, $1 }' >"$O/events.lst"
 run() {
-	tag=$1
+	rt=$1
 	shift
 	rc=0
-	e ./dynpmu stat -x, -A "$@" <input >/dev/null 2>"$O/$tag.err" || rc=$?
-	echo "rc=$rc" >>"$O/$tag.err"
+	e ./dynpmu stat -x, -A "$@" <input >/dev/null 2>"$O/$rt.err" || rc=$?
+	echo "rc=$rc" >>"$O/$rt.err"
 }
 for p in lz:./lz mn:./matmul,naive br:./branches,branchy,20000,1 ta:./traversal,aos \
 	st:./stream,triad,16384,1; do

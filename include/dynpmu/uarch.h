@@ -65,6 +65,17 @@ struct dpmu_insn {
 	uint8_t isize;          /* instruction bytes (4 on AArch64) */
 };
 
+/* A branch that ended a run of instructions, which execution left for
+ * next_pc (0: unknown, taken as the fall-through): its outcome and target,
+ * as the engine reads them. */
+static inline void dpmu_insn_branch_to(struct dpmu_insn *in, uint64_t next_pc)
+{
+	uint64_t fall = in->pc + in->isize;
+	uint64_t to = next_pc ? next_pc : fall;
+	in->taken = to != fall || in->br_kind != DPMU_BR_COND;
+	in->addr = to;
+}
+
 struct dpmu_uarch;
 
 /* The engine drives `model` (not owned) with the profile's parameters. */

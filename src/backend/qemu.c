@@ -482,12 +482,8 @@ static __attribute__((noinline)) void finish_block_slow(struct qemu_be *q, struc
 	}
 	if (n == b->n) {
 		struct dpmu_insn *last = &t[n - 1];
-		if (last->kind == DPMU_INSN_BRANCH) {
-			uint64_t fall = last->pc + 4;
-			uint64_t to = next_pc ? next_pc : fall;
-			last->taken = to != fall || last->br_kind != DPMU_BR_COND;
-			last->addr = to;
-		}
+		if (last->kind == DPMU_INSN_BRANCH)
+			dpmu_insn_branch_to(last, next_pc);
 	}
 	/* retire, opening and closing regions after their marker loads */
 	uint32_t done = 0;

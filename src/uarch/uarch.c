@@ -821,7 +821,6 @@ struct dpmu_ublock {
 	struct dpmu_insn *insn; /* the instructions; an execution's fields are
 				 * written in before it retires */
 	struct dpmu_insn *branch; /* the last instruction if a branch, else NULL */
-	uint64_t fall;          /* the address after the block */
 };
 
 /* Whether instruction i of a block may start a new fetch line. */
@@ -870,7 +869,6 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	b->insn = (struct dpmu_insn *)(b + 1);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
-	b->fall = insns[n - 1].pc + insns[n - 1].isize;
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
@@ -918,12 +916,8 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			     b ? "addresses" : "block summary");
 		return;
 	}
-	struct dpmu_insn *last = b->branch;
-	if (last) {
-		uint64_t to = next_pc ? next_pc : b->fall;
-		last->taken = to != b->fall || last->br_kind != DPMU_BR_COND;
-		last->addr = to;
-	}
+	if (b->branch)
+		dpmu_insn_branch_to(b->branch, next_pc);
 	if (core >= u->ncores || b->n > u->cores[core].batch_left ||
 	    u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
 		run_block_slow(u, core, b, addr);

@@ -14,7 +14,9 @@
 # generated text, matmul naive, branches branchy, traversal aos,
 # stream triad. A libc program's start-up depends on its environment and
 # its path, so both runs use copies of the binaries at one fixed path and an
-# empty environment.
+# empty environment. DPMU_COMPARE_DIR names that path (default
+# /tmp/dynpmu-compare-counts), so comparisons can run side by side; compare
+# only outputs made at the same path.
 set -eu
 B=${1:?usage: compare_counts.sh BUILD_DIR OUT_DIR}
 O=${2:?usage: compare_counts.sh BUILD_DIR OUT_DIR}
@@ -23,7 +25,7 @@ for f in dynpmu libdpmu_qemu.so workloads/matmul workloads/branches workloads/tr
 	workloads/stream; do
 	[ -x "$B/$f" ] || [ -f "$B/$f" ] || { echo "compare_counts: $B/$f is missing (build first)" >&2; exit 1; }
 done
-W=/tmp/dynpmu-compare-counts
+W=${DPMU_COMPARE_DIR:-/tmp/dynpmu-compare-counts}
 rm -rf "$W"
 mkdir -p "$W" "$O"
 rm -f "$O"/*.csv "$O"/*.err

@@ -4,10 +4,20 @@
 # qemu-aarch64 and against cachegrind (cache + branch simulation) on the
 # native build doing the same work, in one run. Prints one JSON object per
 # measurement; never fails on a time.
-# Usage: bench/frontend_mips.sh BUILD_DIR [MBYTES]
+#
+# The workloads: bench/frontend_compress.c (a small LZ77 compressor, static),
+# and, given a SYSROOT made by bench/zstd_sysroot.sh, Debian's zstd
+# (`zstd -3 --single-thread`; arm64 build under qemu with the sysroot, the
+# host's x86-64 build under cachegrind), both on the same input.
+# Usage: bench/frontend_mips.sh BUILD_DIR [MBYTES [SYSROOT]]
 set -eu
-B=${1:?usage: frontend_mips.sh BUILD_DIR [MBYTES]}
+B=${1:?usage: frontend_mips.sh BUILD_DIR [MBYTES [SYSROOT]]}
 MB=${2:-8}
+ROOT=${3:-}
+if [ -n "$ROOT" ]; then
+	[ -x "$ROOT/usr/bin/zstd" ] || { echo "frontend_mips: $ROOT/usr/bin/zstd is missing (make it with bench/zstd_sysroot.sh)" >&2; exit 1; }
+	command -v zstd >/dev/null || { echo "frontend_mips: the host's zstd is missing: apt-get install zstd" >&2; exit 1; }
+fi
 SRC=$(cd "$(dirname "$0")" && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -25,18 +35,31 @@ done
 head -c $((MB * 1048576)) "$T/in" >"$T/input"
 now() { date +%s.%N; }
 el() { echo "$2 - $1" | bc -l; }
-# guest instructions: the plugin's independent count
-qemu-aarch64 -plugin "$B/libdpmu_qemu.so,count=$T/n" "$T/lz-a64" <"$T/input" >/dev/null
-N=$(cat "$T/n")
-t0=$(now); qemu-aarch64 "$T/lz-a64" <"$T/input" >/dev/null; t1=$(now)
-q=$(el "$t0" "$t1")
-t0=$(now); DPMU_PLUGIN=$B/libdpmu_qemu.so "$B/dynpmu" stat -x, -o "$T/stat.csv" -- "$T/lz-a64" <"$T/input" >/dev/null; t1=$(now)
-d=$(el "$t0" "$t1")
-DI=$(awk -F, '$3 == "INST_RETIRED" { print $1 }' "$T/stat.csv")
-t0=$(now); valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --cachegrind-out-file="$T/cg.out" "$T/lz-x86" <"$T/input" >/dev/null 2>"$T/cg.err"; t1=$(now)
-c=$(el "$t0" "$t1")
-CI=$(awk '/I *refs:/ { gsub(",", "", $4); print $4; exit }' "$T/cg.err")
 mips() { echo "$1 / $2 / 1000000" | bc -l | xargs printf '%.1f'; }
-printf '{"bench":"frontend_mips","runner":"qemu-aarch64 (bare)","input_mb":%s,"insns":%s,"seconds":%.3f,"mips":%s}\n' "$MB" "$N" "$q" "$(mips "$N" "$q")"
-printf '{"bench":"frontend_mips","runner":"dynpmu stat -- (full model)","input_mb":%s,"insns":%s,"seconds":%.3f,"mips":%s}\n' "$MB" "$DI" "$d" "$(mips "$DI" "$d")"
-printf '{"bench":"frontend_mips","runner":"cachegrind cache+branch sim (native x86-64)","input_mb":%s,"insns":%s,"seconds":%.3f,"mips":%s}\n' "$MB" "$CI" "$c" "$(mips "$CI" "$c")"
+row() { # workload runner insns seconds
+	printf '{"bench":"frontend_mips","workload":"%s","runner":"%s","input_mb":%s,"insns":%s,"seconds":%.3f,"mips":%s}\n' \
+		"$1" "$2" "$MB" "$3" "$4" "$(mips "$3" "$4")"
+}
+# measure NAME QEMU_ARGS STAT_ARGS GUEST NATIVE: the three runners on one workload
+measure() {
+	name=$1 qargs=$2 sargs=$3 guest=$4 native=$5
+	# guest instructions: the plugin's independent count
+	qemu-aarch64 $qargs -plugin "$B/libdpmu_qemu.so,count=$T/n" $guest <"$T/input" >/dev/null
+	N=$(cat "$T/n")
+	t0=$(now); qemu-aarch64 $qargs $guest <"$T/input" >/dev/null; t1=$(now)
+	q=$(el "$t0" "$t1")
+	t0=$(now); DPMU_PLUGIN=$B/libdpmu_qemu.so "$B/dynpmu" stat -x, -o "$T/stat.csv" $sargs -- $guest <"$T/input" >/dev/null; t1=$(now)
+	d=$(el "$t0" "$t1")
+	DI=$(awk -F, '$3 == "INST_RETIRED" { print $1 }' "$T/stat.csv")
+	t0=$(now); valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --cachegrind-out-file="$T/cg.out" $native <"$T/input" >/dev/null 2>"$T/cg.err"; t1=$(now)
+	c=$(el "$t0" "$t1")
+	CI=$(awk '/I *refs:/ { gsub(",", "", $4); print $4; exit }' "$T/cg.err")
+	row "$name" "qemu-aarch64 (bare)" "$N" "$q"
+	row "$name" "dynpmu stat -- (full model)" "$DI" "$d"
+	row "$name" "cachegrind cache+branch sim (native x86-64)" "$CI" "$c"
+}
+measure lz77 "" "" "$T/lz-a64" "$T/lz-x86"
+if [ -n "$ROOT" ]; then
+	measure "zstd -3" "-L $ROOT" "--sysroot $ROOT" "$ROOT/usr/bin/zstd -c -3 --single-thread" \
+		"zstd -c -3 --single-thread"
+fi

@@ -251,18 +251,23 @@ int dpmu_drv_check_mask(unsigned n, uint32_t mask, const char *unit, unsigned id
 			    mask, unit, idx, mask & ~ok, pmcr, n);
 }
 
+const char *dpmu_drv_frame_kind(struct dpmu_drv_frame f)
+{
+	return f.kind == DPMU_REGIO_FRAME_CORE ? "cpu" : "cluster";
+}
+
 static int check_frame(const struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t offset,
 		       struct dpmu_err *err)
 {
-	if (f.kind == DPMU_REGIO_FRAME_CORE) {
-		if (f.index >= d->ncpus)
-			return dpmu_err_set(err, DPMU_EINVAL, "no cpu%u frame: the system has cpu0-cpu%u",
-					    f.index, d->ncpus - 1);
-	} else if (f.kind != DPMU_REGIO_FRAME_CLUSTER || f.index >= d->nclusters) {
+	if (f.kind != DPMU_REGIO_FRAME_CORE && f.kind != DPMU_REGIO_FRAME_CLUSTER)
 		return dpmu_err_set(err, DPMU_EINVAL,
-				    "no cluster%u frame: the system has cluster0-cluster%u", f.index,
-				    d->nclusters - 1);
-	}
+				    "frame kind %d: an external frame is a core's (%d) or a cluster's (%d)",
+				    (int)f.kind, DPMU_REGIO_FRAME_CORE, DPMU_REGIO_FRAME_CLUSTER);
+	unsigned have = f.kind == DPMU_REGIO_FRAME_CORE ? d->ncpus : d->nclusters;
+	if (f.index >= have)
+		return dpmu_err_set(err, DPMU_EINVAL, "no %s%u frame: the system has %s0-%s%u",
+				    dpmu_drv_frame_kind(f), f.index, dpmu_drv_frame_kind(f),
+				    dpmu_drv_frame_kind(f), have - 1);
 	if (offset >= DPMU_EXT_FRAME_SIZE || (offset & 3))
 		return dpmu_err_set(err, DPMU_EINVAL,
 				    "offset 0x%x: external accesses are 32-bit, 4-byte aligned, below 0x%x",
@@ -274,14 +279,13 @@ static int ext_fail(struct dpmu_drv_frame f, uint32_t offset, bool write, struct
 {
 	char buf[32];
 	const char *name = dpmu_ext_name(offset, buf, sizeof buf);
-	const char *frame = f.kind == DPMU_REGIO_FRAME_CORE ? "cpu" : "cluster";
 	/* The external access rule (reference section 2): IsCorePowered(),
 	 * !DoubleLockStatus(), !OSLockStatus(), AllowExternalPMUAccess(). */
 	return dpmu_err_set(err, DPMU_EIO,
 			    "%s%s (offset 0x%03x) in the %s%u frame: external access refused (the "
 			    "access rule needs the %s powered, OS lock and OS double lock clear, and "
 			    "external PMU access allowed by the authentication signals)",
-			    write ? "write of " : "", name ? name : "unmapped word", offset, frame,
+			    write ? "write of " : "", name ? name : "unmapped word", offset, dpmu_drv_frame_kind(f),
 			    f.index, f.kind == DPMU_REGIO_FRAME_CORE ? "core" : "cluster");
 }
 

@@ -40,5 +40,7 @@ int dpmu_drv_check_mask(unsigned n, uint32_t mask, const char *unit, unsigned id
 			const char *pmcr, struct dpmu_err *err);
 /* PMEVTYPER / PMCCFILTR filter bits for a DPMU_DRV_EL* set. */
 uint32_t dpmu_drv_filter_bits(unsigned els);
+/* "cpu" or "cluster": a frame's name in messages ("cpu2 frame") */
+const char *dpmu_drv_frame_kind(struct dpmu_drv_frame f);
 
 #endif

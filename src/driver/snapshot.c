@@ -7,11 +7,6 @@
 #include "driver/drv_internal.h"
 #include "dynpmu/ext32.h"
 
-static const char *frame_kind(struct dpmu_drv_frame f)
-{
-	return f.kind == DPMU_REGIO_FRAME_CORE ? "cpu" : "cluster";
-}
-
 /* Writes to a software-locked frame are ignored (SoftwareLockStatus makes
  * the frame read-only, reference section 2): say so instead of losing the
  * write. */
@@ -26,7 +21,7 @@ static int check_unlocked(struct dpmu_drv *d, struct dpmu_drv_frame f, const cha
 		return dpmu_err_set(err, DPMU_ESTATE,
 				    "%s in the %s%u frame: the frame is software-locked (PMLSR.SLK = 1), "
 				    "writes are ignored; write 0xC5ACCE55 to PMLAR first",
-				    reg, frame_kind(f), f.index);
+				    reg, dpmu_drv_frame_kind(f), f.index);
 	return 0;
 }
 
@@ -77,7 +72,7 @@ int dpmu_drv_snapshot_collect(struct dpmu_drv *d, struct dpmu_drv_frame f,
 			return dpmu_err_set(err, DPMU_ETIMEDOUT,
 					    "PMSSCR in the %s%u frame: SS still reads 1 after %u polls "
 					    "(the capture did not complete)",
-					    frame_kind(f), f.index, poll);
+					    dpmu_drv_frame_kind(f), f.index, poll);
 		if (d->wait)
 			d->wait(d->wait_ctx, poll);
 	}

@@ -143,6 +143,13 @@ static void bad_arguments_touch_no_register(void **state)
 	assert_non_null(strstr(err.msg, "bits 0x00000040 name no counter"));
 	assert_int_equal(dpmu_drv_extread(drv, DPMU_DRV_CORE_FRAME(0), 0x1001, &x, &err), DPMU_EINVAL);
 	assert_int_equal(dpmu_drv_extread(drv, DPMU_DRV_CLUSTER_FRAME(1), 0, &x, &err), DPMU_EINVAL);
+	assert_string_equal(err.msg, "no cluster1 frame: the system has cluster0-cluster0");
+	assert_int_equal(dpmu_drv_extread(drv, DPMU_DRV_CORE_FRAME(8), 0, &x, &err), DPMU_EINVAL);
+	assert_string_equal(err.msg, "no cpu8 frame: the system has cpu0-cpu7");
+	/* a frame kind that is neither is named as such, not as a missing cluster */
+	struct dpmu_drv_frame odd = {(enum dpmu_regio_frame_kind)7, 0};
+	assert_int_equal(dpmu_drv_extread(drv, odd, 0, &x, &err), DPMU_EINVAL);
+	assert_non_null(strstr(err.msg, "frame kind 7"));
 	assert_int_equal(dpmu_drv_amu_read(drv, 0, 2, 0, &v, &err), DPMU_EINVAL);
 	assert_int_equal(dpmu_drv_pmu_userenr(drv, 0, 0x10, &err), DPMU_EINVAL);
 	assert_int_equal(rm.accesses, before);

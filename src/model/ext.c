@@ -75,11 +75,8 @@ static const struct ext_kind ext_kinds[] = {
 	[DPMU_FRAME_CORE] = {
 		.name = "core",
 		/* P U NSK NSU NSH M and a 16-bit evtCount (PMUv3p1 and later). */
-		.evtyper_mask = DPMU_EVTYPER_P | DPMU_EVTYPER_U | DPMU_EVTYPER_NSK |
-				DPMU_EVTYPER_NSU | DPMU_EVTYPER_NSH | DPMU_EVTYPER_M |
-				DPMU_EVTYPER_EVT,
-		.ccfiltr_mask = DPMU_EVTYPER_P | DPMU_EVTYPER_U | DPMU_EVTYPER_NSK |
-				DPMU_EVTYPER_NSU | DPMU_EVTYPER_NSH | DPMU_EVTYPER_M,
+		.evtyper_mask = DPMU_EVTYPER_FILTER | DPMU_EVTYPER_EVT,
+		.ccfiltr_mask = DPMU_EVTYPER_FILTER,
 		.part = 0,
 		.devtype = 0x16,      /* performance monitor (6), processor (1) */
 	},

@@ -44,6 +44,12 @@
 #define DPMU_EVTYPER_NSH (1u << 27)
 #define DPMU_EVTYPER_M (1u << 26)
 #define DPMU_EVTYPER_EVT 0xffffu
+/* The writable filter bits of a core's PMEVTYPER<n> and PMCCFILTR, by
+ * either interface. MT (bit 25) is not writable: the cores modelled are not
+ * multithreaded (MPIDR.MT describes affinity, not SMT). */
+#define DPMU_EVTYPER_FILTER                                                     \
+	(DPMU_EVTYPER_P | DPMU_EVTYPER_U | DPMU_EVTYPER_NSK | DPMU_EVTYPER_NSU |   \
+	 DPMU_EVTYPER_NSH | DPMU_EVTYPER_M)
 
 /* A set of implemented event numbers (the whole 16-bit space). */
 struct dpmu_evset {

@@ -22,13 +22,8 @@
 #define PMSELR_SEL 0x1fu
 #define PMSELR_SEL_CC 31u      /* PMXEVTYPER reaches PMCCFILTR_EL0 */
 
-/* Writable bits of PMEVTYPER<n>_EL0 and PMCCFILTR_EL0. MT (bit 25) is not
- * writable: the cores modelled are not multithreaded (MPIDR.MT describes
- * affinity, not SMT). */
-#define EVTYPER_FILTER                                                         \
-	(DPMU_EVTYPER_P | DPMU_EVTYPER_U | DPMU_EVTYPER_NSK | DPMU_EVTYPER_NSU |   \
-	 DPMU_EVTYPER_NSH | DPMU_EVTYPER_M)
-#define EVTYPER_RW (EVTYPER_FILTER | DPMU_EVTYPER_EVT)
+/* Writable bits of PMEVTYPER<n>_EL0 (PMCCFILTR_EL0: the filter alone) */
+#define EVTYPER_RW (DPMU_EVTYPER_FILTER | DPMU_EVTYPER_EVT)
 
 enum pmu_reg {
 	R_PMCR,
@@ -280,7 +275,7 @@ static void write_evtyper(struct dpmu_core *c, unsigned i, uint64_t v)
 
 static void write_ccfiltr(struct dpmu_core *c, uint64_t v)
 {
-	c->pmu.ccfiltr = (uint32_t)v & EVTYPER_FILTER;
+	c->pmu.ccfiltr = (uint32_t)v & DPMU_EVTYPER_FILTER;
 	dpmu_pmu_refresh(c);
 }
 

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for the trace reader (docs/trace-format.md): any bytes,
  * text or binary, must give records or an error message, never a crash.
- * Whatever parses must survive a binary round trip unchanged.
+ * Whatever parses must survive a round trip through the binary and the
+ * text writer unchanged.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -53,19 +54,16 @@ static size_t read_all(const void *buf, size_t len, struct rec *out, size_t cap,
 	return n;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Write the n records in `format`, read them back: the same records. */
+static void round_trip(const struct rec *a, size_t n, enum dpmu_trace_format format)
 {
-	static struct rec a[FUZZ_MAX], b[FUZZ_MAX];
-	int rc;
-	size_t n = read_all(data, size, a, FUZZ_MAX, &rc);
-	if (rc != 0 || n == 0 || n == FUZZ_MAX)
-		return 0;
+	static struct rec b[FUZZ_MAX];
 	char *buf = NULL;
 	size_t blen = 0;
 	FILE *out = open_memstream(&buf, &blen);
 	struct dpmu_trace_writer *w;
 	struct dpmu_err err;
-	if (dpmu_trace_writer_open_stream(out, "fuzz-out", DPMU_TRACE_BINARY, &w, &err))
+	if (!out || dpmu_trace_writer_open_stream(out, "fuzz-out", format, &w, &err))
 		abort();
 	for (size_t i = 0; i < n; i++)
 		if (dpmu_trace_write(w, a[i].core, &a[i].in, 1, &err))
@@ -73,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dpmu_trace_writer_close(w, &err))
 		abort();
 	fclose(out);
+	int rc;
 	size_t m = read_all(buf, blen, b, FUZZ_MAX, &rc);
 	if (rc != 0 || m != n)
 		abort();
@@ -80,5 +79,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (a[i].core != b[i].core || memcmp(&a[i].in, &b[i].in, sizeof a[i].in) != 0)
 			abort();
 	free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct rec a[FUZZ_MAX];
+	int rc;
+	size_t n = read_all(data, size, a, FUZZ_MAX, &rc);
+	if (rc != 0 || n == 0 || n == FUZZ_MAX)
+		return 0;
+	round_trip(a, n, DPMU_TRACE_BINARY);
+	round_trip(a, n, DPMU_TRACE_TEXT);
 	return 0;
 }

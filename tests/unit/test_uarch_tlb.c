@@ -17,16 +17,31 @@ enum { L1I_TLB_REFILL = 0x02, L1D_TLB_REFILL = 0x05, L1D_TLB = 0x25, L1I_TLB = 0
 /* Data pages far from the code page every load below runs at (0x1000). */
 #define DATA_BASE 0x40000000ull
 
-/* The first core of each core type in the profile, by type; -1: none. */
-static void cores_by_type(const struct dpmu_profile *p, int *core)
+/* Run check on a fresh engine once per core type of the default profile,
+ * on the first core of that type. */
+static void for_each_core_type(void (*check)(struct fx *f, const struct dpmu_core_type *ct,
+					     unsigned core))
 {
-	for (unsigned t = 0; t < p->n_core_types; t++)
-		core[t] = -1;
-	unsigned id = 0;
-	for (unsigned c = 0; c < p->nclusters; c++)
-		for (unsigned k = 0; k < p->clusters[c].ncores; k++, id++)
-			if (core[p->clusters[c].core_type[k]] < 0)
-				core[p->clusters[c].core_type[k]] = (int)id;
+	struct fx *probe = fx_new();
+	unsigned ntypes = probe->p->n_core_types, seen = 0;
+	fx_free(probe);
+	for (unsigned t = 0; t < ntypes; t++) {
+		struct fx *f = fx_new();
+		unsigned id = 0;
+		int core = -1;
+		for (unsigned c = 0; c < f->p->nclusters && core < 0; c++)
+			for (unsigned k = 0; k < f->p->clusters[c].ncores; k++, id++)
+				if (f->p->clusters[c].core_type[k] == t) {
+					core = (int)id;
+					break;
+				}
+		if (core >= 0) {
+			check(f, &f->p->core_types[t], (unsigned)core);
+			seen++;
+		}
+		fx_free(f);
+	}
+	assert_true(seen >= 2); /* the default profile: big and little cores */
 }
 
 /* One load at the start of each of `pages` pages `stride` pages apart. */
@@ -47,65 +62,49 @@ static void reset_counts(struct fx *f)
 
 /* As many pages as the L1 DTLB holds: the first pass refills the L1 and the
  * L2 TLB and walks once per page; the second finds every page in the L1. */
+static void fit_l1_dtlb(struct fx *f, const struct dpmu_core_type *ct, unsigned c)
+{
+	uint64_t n = ct->l1dtlb.entries;
+	touch_pages(f, c, ct->page_size, n, 1);
+	assert_int_equal(f->core[c][L1D_TLB], n);
+	assert_int_equal(f->core[c][L1D_TLB_REFILL], n);
+	assert_int_equal(f->core[c][L2D_TLB], n);
+	assert_int_equal(f->core[c][L2D_TLB_REFILL], n);
+	assert_int_equal(f->core[c][DTLB_WALK], n);
+	reset_counts(f);
+	touch_pages(f, c, ct->page_size, n, 1);
+	assert_int_equal(f->core[c][L1D_TLB], n);
+	assert_int_equal(f->core[c][L1D_TLB_REFILL], 0);
+	assert_int_equal(f->core[c][L2D_TLB], 0);
+	assert_int_equal(f->core[c][DTLB_WALK], 0);
+}
+
 static void pages_that_fit_the_l1_dtlb_walk_once(void **state)
 {
 	(void)state;
-	struct fx *probe = fx_new();
-	int core[DPMU_MAX_CORE_TYPES];
-	cores_by_type(probe->p, core);
-	unsigned ntypes = probe->p->n_core_types;
-	fx_free(probe);
-	for (unsigned t = 0; t < ntypes; t++) {
-		if (core[t] < 0)
-			continue;
-		struct fx *f = fx_new();
-		const struct dpmu_core_type *ct = &f->p->core_types[t];
-		unsigned c = (unsigned)core[t];
-		uint64_t n = ct->l1dtlb.entries;
-		touch_pages(f, c, ct->page_size, n, 1);
-		assert_int_equal(f->core[c][L1D_TLB], n);
-		assert_int_equal(f->core[c][L1D_TLB_REFILL], n);
-		assert_int_equal(f->core[c][L2D_TLB], n);
-		assert_int_equal(f->core[c][L2D_TLB_REFILL], n);
-		assert_int_equal(f->core[c][DTLB_WALK], n);
-		reset_counts(f);
-		touch_pages(f, c, ct->page_size, n, 1);
-		assert_int_equal(f->core[c][L1D_TLB], n);
-		assert_int_equal(f->core[c][L1D_TLB_REFILL], 0);
-		assert_int_equal(f->core[c][L2D_TLB], 0);
-		assert_int_equal(f->core[c][DTLB_WALK], 0);
-		fx_free(f);
-	}
+	for_each_core_type(fit_l1_dtlb);
 }
 
 /* One page more than the L1 DTLB holds, in a cycle: LRU evicts each page
  * just before it comes back, so every access refills the L1, but the L2
  * TLB holds them all: no walk after the first pass. */
+static void beyond_l1_dtlb(struct fx *f, const struct dpmu_core_type *ct, unsigned c)
+{
+	uint64_t n = ct->l1dtlb.entries + 1;
+	assert_true(n < ct->l2tlb.entries);
+	touch_pages(f, c, ct->page_size, n, 1);
+	reset_counts(f);
+	touch_pages(f, c, ct->page_size, n, 1);
+	assert_int_equal(f->core[c][L1D_TLB_REFILL], n);
+	assert_int_equal(f->core[c][L2D_TLB], n);
+	assert_int_equal(f->core[c][L2D_TLB_REFILL], 0);
+	assert_int_equal(f->core[c][DTLB_WALK], 0);
+}
+
 static void pages_beyond_the_l1_dtlb_hit_the_l2_tlb(void **state)
 {
 	(void)state;
-	struct fx *probe = fx_new();
-	int core[DPMU_MAX_CORE_TYPES];
-	cores_by_type(probe->p, core);
-	unsigned ntypes = probe->p->n_core_types;
-	fx_free(probe);
-	for (unsigned t = 0; t < ntypes; t++) {
-		if (core[t] < 0)
-			continue;
-		struct fx *f = fx_new();
-		const struct dpmu_core_type *ct = &f->p->core_types[t];
-		unsigned c = (unsigned)core[t];
-		uint64_t n = ct->l1dtlb.entries + 1;
-		assert_true(n < ct->l2tlb.entries);
-		touch_pages(f, c, ct->page_size, n, 1);
-		reset_counts(f);
-		touch_pages(f, c, ct->page_size, n, 1);
-		assert_int_equal(f->core[c][L1D_TLB_REFILL], n);
-		assert_int_equal(f->core[c][L2D_TLB], n);
-		assert_int_equal(f->core[c][L2D_TLB_REFILL], 0);
-		assert_int_equal(f->core[c][DTLB_WALK], 0);
-		fx_free(f);
-	}
+	for_each_core_type(beyond_l1_dtlb);
 }
 
 /* Pages that share one L2 TLB set, one more than its ways, each followed
@@ -113,41 +112,33 @@ static void pages_beyond_the_l1_dtlb_hit_the_l2_tlb(void **state)
  * cycle, each of them misses both levels and walks every time, while the
  * others, alone in their sets, hit the L2 TLB (set index from the page
  * number, sets = entries / ways). */
+static void beyond_l2_tlb_set(struct fx *f, const struct dpmu_core_type *ct, unsigned c)
+{
+	uint64_t page = ct->page_size;
+	uint64_t ways = ct->l2tlb.ways ? ct->l2tlb.ways : ct->l2tlb.entries;
+	uint64_t sets = ct->l2tlb.entries / ways, fill = ct->l1dtlb.entries;
+	assert_true(sets > fill + 1); /* the fillers get sets of their own */
+	uint64_t n = ways + 1;
+	for (unsigned pass = 0; pass < 2; pass++) {
+		reset_counts(f);
+		/* set 0: n pages; then pages 1..fill (sets 1..fill) */
+		touch_pages(f, c, page, n, sets);
+		for (uint64_t i = 1; i <= fill; i++) {
+			struct dpmu_insn in = ld(0x1000, DATA_BASE + (i + 2 * sets * n) * page);
+			dpmu_uarch_retire(f->u, c, &in, 1);
+		}
+		dpmu_uarch_flush(f->u);
+	}
+	assert_int_equal(f->core[c][L1D_TLB_REFILL], n + fill);
+	assert_int_equal(f->core[c][L2D_TLB], n + fill);
+	assert_int_equal(f->core[c][L2D_TLB_REFILL], n);
+	assert_int_equal(f->core[c][DTLB_WALK], n);
+}
+
 static void pages_beyond_an_l2_tlb_set_walk_every_time(void **state)
 {
 	(void)state;
-	struct fx *probe = fx_new();
-	int core[DPMU_MAX_CORE_TYPES];
-	cores_by_type(probe->p, core);
-	unsigned ntypes = probe->p->n_core_types;
-	fx_free(probe);
-	for (unsigned t = 0; t < ntypes; t++) {
-		if (core[t] < 0)
-			continue;
-		struct fx *f = fx_new();
-		const struct dpmu_core_type *ct = &f->p->core_types[t];
-		unsigned c = (unsigned)core[t];
-		uint64_t page = ct->page_size;
-		uint64_t ways = ct->l2tlb.ways ? ct->l2tlb.ways : ct->l2tlb.entries;
-		uint64_t sets = ct->l2tlb.entries / ways, fill = ct->l1dtlb.entries;
-		assert_true(sets > fill + 1); /* the fillers get sets of their own */
-		uint64_t n = ways + 1;
-		for (unsigned pass = 0; pass < 2; pass++) {
-			reset_counts(f);
-			/* set 0: n pages; then pages 1..fill (sets 1..fill) */
-			touch_pages(f, c, page, n, sets);
-			for (uint64_t i = 1; i <= fill; i++) {
-				struct dpmu_insn in = ld(0x1000, DATA_BASE + (i + 2 * sets * n) * page);
-				dpmu_uarch_retire(f->u, c, &in, 1);
-			}
-			dpmu_uarch_flush(f->u);
-		}
-		assert_int_equal(f->core[c][L1D_TLB_REFILL], n + fill);
-		assert_int_equal(f->core[c][L2D_TLB], n + fill);
-		assert_int_equal(f->core[c][L2D_TLB_REFILL], n);
-		assert_int_equal(f->core[c][DTLB_WALK], n);
-		fx_free(f);
-	}
+	for_each_core_type(beyond_l2_tlb_set);
 }
 
 /* Accesses within one page look the TLB up each time and refill it once. */

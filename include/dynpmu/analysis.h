@@ -124,13 +124,22 @@ int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile
  * types of a big.LITTLE profile); a profile of one type has none. */
 bool dpmu_an_is_little(const struct dpmu_profile *p, unsigned core_type);
 
-/* One sample from a finished monitor session: with per_unit, one unit per
- * measured core and cluster (counts of the events that target it); without,
- * one "system" unit with every event summed. Frequencies, line size and bus
- * width come from the profile. */
+/* Which counts of a monitor session a sample takes. */
+enum dpmu_an_counts {
+	DPMU_AN_RUN_COUNTS = 0,      /* the whole run: dpmu_mon_count_on, after dpmu_mon_run */
+	DPMU_AN_INTERVAL_COUNTS = 1, /* one -I interval: dpmu_mon_interval_count, so only
+	                              * inside the session's on_interval callback */
+};
+
+/* Append one sample (start_ns, length_ns) from monitor session s: one unit
+ * per measured core (its core-PMU and AMU counts) and per measured cluster
+ * (its cluster-PMU counts), each count in the order the events were asked
+ * for. Frequencies, LITTLE, line size and bus width come from the profile;
+ * the table's const_freq_hz too when it is 0. Core-type, cluster and system
+ * rows are dpmu_an_sample_aggregate's. */
 int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_session *s,
-			       const struct dpmu_profile *p, uint64_t elapsed_ns, bool per_unit,
-			       struct dpmu_err *err);
+			       const struct dpmu_profile *p, enum dpmu_an_counts which,
+			       uint64_t start_ns, uint64_t length_ns, struct dpmu_err *err);
 
 /* ---- metrics --------------------------------------------------------------- */
 

@@ -480,8 +480,17 @@ static void table_from_a_monitor_session(void **state)
 
 	struct dpmu_an_table t;
 	dpmu_an_table_init(&t);
-	assert_int_equal(dpmu_an_table_from_session(&t, s, b->profile, b->ops->time_ns(b), true, &err), 0);
+	assert_int_equal(dpmu_an_table_from_session(&t, s, b->profile, DPMU_AN_RUN_COUNTS, 0,
+						    b->ops->time_ns(b), &err), 0);
+	assert_int_equal(t.nsamples, 1);
 	const struct dpmu_an_sample *sm = &t.samples[0];
+	assert_int_equal(sm->start_ns, 0);
+	assert_int_equal(sm->length_ns, b->ops->time_ns(b));
+	/* one unit per measured core and cluster, nothing summed yet */
+	size_t ncores = 0;
+	for (unsigned n = 0; n < 64; n++)
+		ncores += b->cores >> n & 1;
+	assert_int_equal(sm->nunits, ncores + 1);
 	const struct dpmu_an_unit *u0 = dpmu_an_unit_find(sm, "cpu0");
 	const struct dpmu_an_unit *u5 = dpmu_an_unit_find(sm, "cpu5");
 	const struct dpmu_an_unit *c0 = dpmu_an_unit_find(sm, "cluster0");
@@ -505,19 +514,115 @@ static void table_from_a_monitor_session(void **state)
 	assert_true(dpmu_an_unit_find(sm, "Cortex-A55")->little);
 	assert_int_equal(dpmu_an_count_find(dpmu_an_unit_find(sm, "system"), "INST_RETIRED")->value, 9);
 
-	/* aggregated: one system unit */
+	/* the system row of a whole-run table: every unit summed */
 	struct dpmu_an_table agg;
 	dpmu_an_table_init(&agg);
-	assert_int_equal(dpmu_an_table_from_session(&agg, s, b->profile, b->ops->time_ns(b), false, &err), 0);
-	assert_int_equal(agg.samples[0].nunits, 1);
-	assert_int_equal(dpmu_an_count_find(&agg.samples[0].units[0], "INST_RETIRED")->value, 9);
+	assert_int_equal(dpmu_an_table_from_session(&agg, s, b->profile, DPMU_AN_RUN_COUNTS, 0,
+						    b->ops->time_ns(b), &err), 0);
+	assert_int_equal(dpmu_an_sample_aggregate(&agg.samples[0], b->profile, false, true, &err), 0);
+	const struct dpmu_an_unit *sys = dpmu_an_unit_find(&agg.samples[0], "system");
+	assert_non_null(sys);
+	assert_int_equal(dpmu_an_count_find(sys, "INST_RETIRED")->value, 9);
 	struct dpmu_an_value v;
-	assert_int_equal(dpmu_an_metric_eval(dpmu_an_metric_find("ipc"), &agg, &agg.samples[0],
-					     &agg.samples[0].units[0], &v, &err), 0);
+	assert_int_equal(dpmu_an_metric_eval(dpmu_an_metric_find("ipc"), &agg, &agg.samples[0], sys,
+					     &v, &err), 0);
 	assert_true(v.available);
 	assert_true(v.value > 0);
 
 	dpmu_an_table_free(&agg);
+	dpmu_an_table_free(&t);
+	dpmu_mon_session_destroy(s);
+	dpmu_backend_destroy(b);
+	unlink(path);
+}
+
+struct interval_ctx {
+	struct dpmu_an_table *t;
+	const struct dpmu_profile *p;
+	unsigned checked;          /* counts compared with the monitor's */
+};
+
+/* Each interval's sample holds that interval's counts (not the run's so
+ * far), unit by unit: checked here, where the monitor can still say them. */
+static int interval_sample(void *ctx, const struct dpmu_mon_session *s, uint64_t t0, uint64_t t1,
+			   struct dpmu_err *err)
+{
+	struct interval_ctx *x = ctx;
+	int rc = dpmu_an_table_from_session(x->t, s, x->p, DPMU_AN_INTERVAL_COUNTS, t0, t1 - t0,
+					    err);
+	if (rc)
+		return rc;
+	const struct dpmu_an_sample *sm = &x->t->samples[x->t->nsamples - 1];
+	assert_int_equal(sm->start_ns, t0);
+	assert_int_equal(sm->length_ns, t1 - t0);
+	const struct dpmu_mon_events *ev = dpmu_mon_session_events(s);
+	for (size_t k = 0; k < sm->nunits; k++) {
+		const struct dpmu_an_unit *u = &sm->units[k];
+		for (unsigned i = 0; i < ev->n; i++) {
+			const struct dpmu_an_count *c = dpmu_an_count_find(u, ev->ev[i].name);
+			/* a core unit has the core-PMU and AMU events, a cluster its own */
+			bool mine = (ev->ev[i].target == DPMU_MON_CLUSTER) == (u->kind == DPMU_AN_CLUSTER);
+			if (!mine) {
+				assert_null(c);
+				continue;
+			}
+			struct dpmu_mon_count mc;
+			assert_int_equal(dpmu_mon_interval_count(s, i, u->index, &mc), 0);
+			assert_non_null(c);
+			assert_int_equal(c->value, mc.value);
+			assert_int_equal(c->enabled_ns, mc.enabled_ns);
+			assert_int_equal(c->running_ns, mc.running_ns);
+			x->checked++;
+		}
+	}
+	return 0;
+}
+
+/* -I: one sample per interval, consecutive up to the run's end, each with
+ * that interval's counts; a core's AMU counts sit on its cpu unit beside
+ * the PMU's. */
+static void table_from_session_takes_interval_counts(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/dpmu_trace_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, two_cores, sizeof two_cores - 1), (ssize_t)(sizeof two_cores - 1));
+	close(fd);
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	struct dpmu_backend *b = NULL;
+	struct dpmu_sim_options so = {.profile = NULL, .trace = path};
+	assert_int_equal(dpmu_sim_create(&so, &b, &err), 0);
+	static struct dpmu_mon_events ev;
+	assert_int_equal(dpmu_mon_events_parse("inst_retired,amu/CPU_CYCLES/,l3d_cache", b->profile,
+					       b->cores, &ev, &err), 0);
+	struct dpmu_an_table t;
+	dpmu_an_table_init(&t);
+	struct interval_ctx x = {&t, b->profile, 0};
+	/* 1 ns: an interval ends at every poll, so the run has several */
+	struct dpmu_mon_options mo = {.interval_ns = 1, .on_interval = interval_sample, .ctx = &x};
+	struct dpmu_mon_session *s = NULL;
+	assert_int_equal(dpmu_mon_session_create_opts(b->drv, b->profile, &ev, b->cores, &mo, &s,
+						      &err), 0);
+	assert_int_equal(dpmu_mon_run(s, b, &err), 0);
+	assert_true(t.nsamples >= 2);
+	assert_int_equal(t.nsamples, dpmu_mon_session_intervals(s));
+	assert_true(x.checked > 0);
+	for (size_t i = 0; i < t.nsamples; i++) {
+		const struct dpmu_an_sample *sm = &t.samples[i];
+		if (i > 0)
+			assert_int_equal(sm->start_ns,
+					 t.samples[i - 1].start_ns + t.samples[i - 1].length_ns);
+		const struct dpmu_an_unit *u0 = dpmu_an_unit_find(sm, "cpu0");
+		assert_non_null(u0);
+		assert_non_null(dpmu_an_count_find(u0, "amu:CPU_CYCLES"));
+		assert_non_null(dpmu_an_count_find(u0, "INST_RETIRED"));
+		assert_null(dpmu_an_count_find(u0, "L3D_CACHE"));
+		assert_non_null(dpmu_an_count_find(dpmu_an_unit_find(sm, "cluster0"), "L3D_CACHE"));
+	}
+	assert_int_equal(dpmu_an_table_end_ns(&t), b->ops->time_ns(b));
+
 	dpmu_an_table_free(&t);
 	dpmu_mon_session_destroy(s);
 	dpmu_backend_destroy(b);
@@ -536,6 +641,7 @@ int main(void)
 		cmocka_unit_test(svg_is_well_formed_and_has_every_series),
 		cmocka_unit_test(svg_panel_says_why_a_metric_is_not_available),
 		cmocka_unit_test(table_from_a_monitor_session),
+		cmocka_unit_test(table_from_session_takes_interval_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

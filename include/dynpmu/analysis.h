@@ -115,11 +115,22 @@ double dpmu_an_count_estimate(const struct dpmu_an_count *c);
  * count * ref_freq / cpu_freq. */
 double dpmu_an_normalise(double count, uint64_t ref_hz, uint64_t cpu_hz);
 
-/* Sum the cpu units of sample s into one unit per core type and one system
- * unit (cluster units are added to the system unit too). `p` names the core
- * types; LITTLE follows dpmu_an_is_little. */
+/* What dpmu_an_sample_aggregate adds to a sample of cpu and cluster units;
+ * flags, any combination. */
+enum dpmu_an_aggregation {
+	DPMU_AN_AGG_CORE_TYPE = 1u << 0, /* a unit per core type: its cpu units summed */
+	DPMU_AN_AGG_CLUSTER = 1u << 1,   /* each cluster unit adds its cores' cpu units
+	                                  * (stat --per-cluster) */
+	DPMU_AN_AGG_SYSTEM = 1u << 2,    /* one "system" unit: every cpu and cluster unit */
+};
+
+/* Aggregate the cpu and cluster units of sample s as `what` asks, summing
+ * counts as perf does (dpmu_an_count_accumulate). Core-type and system sums
+ * read the cluster units as they were, before DPMU_AN_AGG_CLUSTER adds the
+ * cores' counts into them. `p` maps cores to types and clusters; LITTLE
+ * follows dpmu_an_is_little. An unknown flag is DPMU_EINVAL. */
 int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile *p,
-			     bool per_type, bool system, struct dpmu_err *err);
+			     unsigned what, struct dpmu_err *err);
 /* A core type is LITTLE when the profile has a faster one (the lowest-clocked
  * types of a big.LITTLE profile); a profile of one type has none. */
 bool dpmu_an_is_little(const struct dpmu_profile *p, unsigned core_type);

@@ -195,10 +195,13 @@ static int unit_accumulate(struct dpmu_an_unit *dst, const struct dpmu_an_unit *
 }
 
 int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile *p,
-			     bool per_type, bool system, struct dpmu_err *err)
+			     unsigned what, struct dpmu_err *err)
 {
+	if (what & ~(unsigned)(DPMU_AN_AGG_CORE_TYPE | DPMU_AN_AGG_CLUSTER | DPMU_AN_AGG_SYSTEM))
+		return dpmu_err_set(err, DPMU_EINVAL, "aggregation flags 0x%x name no aggregation",
+				    what);
 	size_t base = s->nunits; /* units added below are not inputs */
-	if (per_type) {
+	if (what & DPMU_AN_AGG_CORE_TYPE) {
 		for (unsigned ty = 0; ty < p->n_core_types; ty++) {
 			struct dpmu_an_unit *agg = NULL;
 			for (size_t i = 0; i < base; i++) {
@@ -223,7 +226,7 @@ int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile
 			}
 		}
 	}
-	if (system) {
+	if (what & DPMU_AN_AGG_SYSTEM) {
 		struct dpmu_an_unit *sys = NULL;
 		int rc = dpmu_an_unit_add(s, DPMU_AN_SYSTEM, 0, "system", 0, &sys, err);
 		if (rc)
@@ -234,6 +237,28 @@ int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile
 			rc = unit_accumulate(sys, &s->units[i], err);
 			if (rc)
 				return rc;
+		}
+	}
+	/* Last, as it changes the cluster units the sums above read. The
+	 * cluster keeps its clock, line size and bus width: its row is still the
+	 * DSU's. */
+	if (what & DPMU_AN_AGG_CLUSTER) {
+		for (size_t ui = 0; ui < base; ui++) {
+			if (s->units[ui].kind != DPMU_AN_CLUSTER)
+				continue;
+			for (size_t ci = 0; ci < base; ci++) {
+				const struct dpmu_an_unit *cu = &s->units[ci];
+				unsigned cl = 0, idx;
+				if (cu->kind != DPMU_AN_CPU || !dpmu_profile_core(p, cu->index, &cl, &idx) ||
+				    cl != s->units[ui].index)
+					continue;
+				for (size_t k = 0; k < cu->ncounts; k++) {
+					int rc = dpmu_an_count_accumulate(&s->units[ui], &cu->counts[k],
+									  err);
+					if (rc)
+						return rc;
+				}
+			}
 		}
 	}
 	return 0;

@@ -508,7 +508,8 @@ static void table_from_a_monitor_session(void **state)
 	assert_int_equal(t.const_freq_hz, b->profile->const_freq_hz);
 
 	/* per core type and system sums */
-	assert_int_equal(dpmu_an_sample_aggregate(&t.samples[0], b->profile, true, true, &err), 0);
+	assert_int_equal(dpmu_an_sample_aggregate(&t.samples[0], b->profile,
+						  DPMU_AN_AGG_CORE_TYPE | DPMU_AN_AGG_SYSTEM, &err), 0);
 	sm = &t.samples[0];
 	assert_int_equal(dpmu_an_count_find(dpmu_an_unit_find(sm, "Cortex-A75"), "INST_RETIRED")->value, 4);
 	assert_true(dpmu_an_unit_find(sm, "Cortex-A55")->little);
@@ -519,7 +520,8 @@ static void table_from_a_monitor_session(void **state)
 	dpmu_an_table_init(&agg);
 	assert_int_equal(dpmu_an_table_from_session(&agg, s, b->profile, DPMU_AN_RUN_COUNTS, 0,
 						    b->ops->time_ns(b), &err), 0);
-	assert_int_equal(dpmu_an_sample_aggregate(&agg.samples[0], b->profile, false, true, &err), 0);
+	assert_int_equal(dpmu_an_sample_aggregate(&agg.samples[0], b->profile, DPMU_AN_AGG_SYSTEM,
+						  &err), 0);
 	const struct dpmu_an_unit *sys = dpmu_an_unit_find(&agg.samples[0], "system");
 	assert_non_null(sys);
 	assert_int_equal(dpmu_an_count_find(sys, "INST_RETIRED")->value, 9);
@@ -534,6 +536,92 @@ static void table_from_a_monitor_session(void **state)
 	dpmu_mon_session_destroy(s);
 	dpmu_backend_destroy(b);
 	unlink(path);
+}
+
+/* Two clusters of two cores: cluster0 two big cores (type 0, 2 GHz),
+ * cluster1 a big and a LITTLE core (type 1, 1 GHz). */
+static void two_cluster_profile(struct dpmu_profile *p)
+{
+	memset(p, 0, sizeof *p);
+	p->n_core_types = 2;
+	snprintf(p->core_types[0].name, sizeof p->core_types[0].name, "Cortex-A75");
+	p->core_types[0].freq_hz = 2000000000u;
+	snprintf(p->core_types[1].name, sizeof p->core_types[1].name, "Cortex-A55");
+	p->core_types[1].freq_hz = 1000000000u;
+	p->nclusters = 2;
+	p->clusters[0].ncores = 2;
+	p->clusters[1].ncores = 2;
+	p->clusters[1].core_type[1] = 1;
+}
+
+static struct dpmu_an_unit *unit_with(struct dpmu_an_sample *s, enum dpmu_an_unit_kind kind,
+				      unsigned index, const char *name, uint64_t inst,
+				      struct dpmu_err *err)
+{
+	struct dpmu_an_unit *u = NULL;
+	assert_int_equal(dpmu_an_unit_add(s, kind, index, name, 0, &u, err), 0);
+	assert_int_equal(dpmu_an_count_add(u, "INST_RETIRED", true, inst, 100, 50, err), 0);
+	return u;
+}
+
+/* Each aggregation alone and all at once: a cluster row adds only its own
+ * cores, and the core-type and system sums do not count the cores twice
+ * through the cluster rows. */
+static void aggregate_per_type_cluster_and_system(void **state)
+{
+	(void)state;
+	struct dpmu_profile p;
+	two_cluster_profile(&p);
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	for (unsigned what = 0; what <= 7; what++) {
+		struct dpmu_an_table t;
+		dpmu_an_table_init(&t);
+		struct dpmu_an_sample *s = NULL;
+		assert_int_equal(dpmu_an_sample_add(&t, 0, 100, &s, &err), 0);
+		unit_with(s, DPMU_AN_CPU, 0, "cpu0", 1, &err);
+		unit_with(s, DPMU_AN_CPU, 1, "cpu1", 2, &err);
+		unit_with(s, DPMU_AN_CPU, 2, "cpu2", 4, &err);
+		unit_with(s, DPMU_AN_CPU, 3, "cpu3", 8, &err);
+		struct dpmu_an_unit *c0 = unit_with(s, DPMU_AN_CLUSTER, 0, "cluster0", 16, &err);
+		c0->line_bytes = 64;
+		unit_with(s, DPMU_AN_CLUSTER, 1, "cluster1", 32, &err);
+		assert_int_equal(dpmu_an_sample_aggregate(s, &p, what, &err), 0);
+		size_t want = 6 + (what & DPMU_AN_AGG_CORE_TYPE ? 2 : 0) +
+			      (what & DPMU_AN_AGG_SYSTEM ? 1 : 0);
+		assert_int_equal(s->nunits, want);
+		const struct dpmu_an_count *c;
+		c = dpmu_an_count_find(dpmu_an_unit_find(s, "cluster0"), "INST_RETIRED");
+		assert_int_equal(c->value, what & DPMU_AN_AGG_CLUSTER ? 16 + 1 + 2 : 16);
+		assert_int_equal(c->enabled_ns, what & DPMU_AN_AGG_CLUSTER ? 300 : 100);
+		assert_int_equal(c->running_ns, what & DPMU_AN_AGG_CLUSTER ? 150 : 50);
+		assert_int_equal(dpmu_an_unit_find(s, "cluster0")->line_bytes, 64);
+		c = dpmu_an_count_find(dpmu_an_unit_find(s, "cluster1"), "INST_RETIRED");
+		assert_int_equal(c->value, what & DPMU_AN_AGG_CLUSTER ? 32 + 4 + 8 : 32);
+		assert_int_equal(dpmu_an_count_find(dpmu_an_unit_find(s, "cpu3"), "INST_RETIRED")->value,
+				 8);
+		const struct dpmu_an_unit *big = dpmu_an_unit_find(s, "Cortex-A75");
+		const struct dpmu_an_unit *little = dpmu_an_unit_find(s, "Cortex-A55");
+		const struct dpmu_an_unit *sys = dpmu_an_unit_find(s, "system");
+		if (what & DPMU_AN_AGG_CORE_TYPE) {
+			assert_int_equal(dpmu_an_count_find(big, "INST_RETIRED")->value, 1 + 2 + 4);
+			assert_int_equal(dpmu_an_count_find(little, "INST_RETIRED")->value, 8);
+			assert_false(big->little);
+			assert_true(little->little);
+			assert_int_equal(big->kind, DPMU_AN_CORE_TYPE);
+		} else {
+			assert_null(big);
+			assert_null(little);
+		}
+		if (what & DPMU_AN_AGG_SYSTEM)
+			assert_int_equal(dpmu_an_count_find(sys, "INST_RETIRED")->value, 63);
+		else
+			assert_null(sys);
+		dpmu_an_table_free(&t);
+	}
+	struct dpmu_an_sample empty = {0};
+	assert_int_equal(dpmu_an_sample_aggregate(&empty, &p, 8, &err), DPMU_EINVAL);
+	assert_non_null(strstr(dpmu_errmsg(&err), "0x8"));
 }
 
 struct interval_ctx {
@@ -641,6 +729,7 @@ int main(void)
 		cmocka_unit_test(svg_is_well_formed_and_has_every_series),
 		cmocka_unit_test(svg_panel_says_why_a_metric_is_not_available),
 		cmocka_unit_test(table_from_a_monitor_session),
+		cmocka_unit_test(aggregate_per_type_cluster_and_system),
 		cmocka_unit_test(table_from_session_takes_interval_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -274,27 +274,15 @@ static int add_sample(struct stat_ctx *x, const struct dpmu_mon_session *s, bool
 		return rc;
 	struct dpmu_an_sample *smp = &x->t->samples[x->t->nsamples - 1];
 	const struct dpmu_stat_opts *o = x->o;
-	/* --per-cluster: each cluster's row adds its cores' counts. */
-	if (o->per_cluster) {
-		for (size_t ui = 0; ui < smp->nunits; ui++) {
-			if (smp->units[ui].kind != DPMU_AN_CLUSTER)
-				continue;
-			for (size_t ci = 0; ci < smp->nunits; ci++) {
-				const struct dpmu_an_unit *cu = &smp->units[ci];
-				unsigned cl = 0, idx;
-				if (cu->kind != DPMU_AN_CPU || !dpmu_profile_core(p, cu->index, &cl, &idx) ||
-				    cl != smp->units[ui].index)
-					continue;
-				for (size_t k = 0; !rc && k < cu->ncounts; k++)
-					rc = dpmu_an_count_accumulate(&smp->units[ui], &cu->counts[k],
-								      err);
-			}
-		}
-	} else if (!o->per_unit) {
-		rc = dpmu_an_sample_aggregate(smp, p, o->per_type, !o->per_type, err);
+	/* --per-cluster fills the cluster rows, also beside -A's cpu rows */
+	if (o->per_cluster || !o->per_unit) {
+		unsigned what = o->per_cluster ? DPMU_AN_AGG_CLUSTER
+				: o->per_type  ? DPMU_AN_AGG_CORE_TYPE
+					       : DPMU_AN_AGG_SYSTEM;
+		rc = dpmu_an_sample_aggregate(smp, p, what, err);
+		if (rc)
+			return rc;
 	}
-	if (rc)
-		return rc;
 	/* Keep the rows of the aggregation asked for. */
 	size_t kept = 0;
 	for (size_t ui = 0; ui < smp->nunits; ui++) {

@@ -162,8 +162,8 @@ int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_se
  *   const_freq  AMU constant clock, Hz        ref_freq    reference clock, Hz
  *   line        cache line bytes              bus_width   bytes per BUS_ACCESS
  * The alternative formula (may be NULL) is tried when the first needs an
- * event that was not counted: the DSU-120 numbering, or a core type's own
- * events.
+ * event that was not counted (dpmu_an_metric_eval): the DSU-120 numbering,
+ * or a core type's own events.
  */
 struct dpmu_an_metric {
 	const char *name;          /* perf-style: "ipc", "l1d_cache_miss_ratio" */
@@ -187,17 +187,33 @@ int dpmu_an_metrics_parse(const char *list, const struct dpmu_an_metric **out, s
 size_t dpmu_an_metric_events(const struct dpmu_an_metric *m, bool alt,
 			     char (*names)[DPMU_NAME_MAX], size_t cap);
 
+/* Why a metric is not available: the first input of the formula that failed. */
+enum dpmu_an_reason {
+	DPMU_AN_AVAILABLE = 0,        /* it is */
+	DPMU_AN_NOT_COUNTED = 1,      /* an event has no count on the unit */
+	DPMU_AN_NOT_SUPPORTED = 2,    /* the unit's PMU cannot count an event */
+	DPMU_AN_NEVER_ON_COUNTER = 3, /* an event was enabled but never on a counter */
+	DPMU_AN_UNKNOWN_VARIABLE = 4, /* a variable (clock, line, bus width, time) is 0 */
+	DPMU_AN_ZERO_DENOMINATOR = 5, /* a denominator is 0 */
+	DPMU_AN_NOT_FINITE = 6,       /* the result is not a finite number */
+};
+
 struct dpmu_an_value {
 	const struct dpmu_an_metric *metric;
 	bool available;
 	double value;
 	double running;            /* lowest running / enabled fraction among its counts */
+	enum dpmu_an_reason reason;
 	char why[160];             /* not available: "L2D_CACHE_REFILL not counted on cpu0" */
 };
 
 /* Evaluate m on unit u of sample s. Returns 0 whether or not the metric is
- * available (see out->available, out->why); a malformed formula is
- * DPMU_EINVAL. Counts are the perf estimates (dpmu_an_count_estimate). */
+ * available (see out->available, out->reason, out->why); a malformed formula
+ * is DPMU_EINVAL. Counts are the perf estimates (dpmu_an_count_estimate).
+ * The alternative formula is tried when the first lacks an event (reason
+ * DPMU_AN_NOT_COUNTED, _NOT_SUPPORTED or _NEVER_ON_COUNTER), and its answer
+ * taken unless it lacks an event too (DPMU_AN_NOT_COUNTED or
+ * _NEVER_ON_COUNTER): then the first formula's reason stands. */
 int dpmu_an_metric_eval(const struct dpmu_an_metric *m, const struct dpmu_an_table *t,
 			const struct dpmu_an_sample *s, const struct dpmu_an_unit *u,
 			struct dpmu_an_value *out, struct dpmu_err *err);

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/an_internal.h"
 #include "dynpmu/analysis.h"
 #include "dynpmu/backend.h"
 #include "dynpmu/monitor.h"
@@ -87,6 +88,57 @@ static void thousands_separators_like_perf(void **state)
 	assert_string_equal(dpmu_an_thousands(1000, b, sizeof b), "1,000");
 	assert_string_equal(dpmu_an_thousands(1234567, b, sizeof b), "1,234,567");
 	assert_string_equal(dpmu_an_thousands(UINT64_MAX, b, sizeof b), "18,446,744,073,709,551,615");
+}
+
+static uint64_t printed(uint64_t value, uint64_t enabled, uint64_t running)
+{
+	struct dpmu_an_count c = {.supported = true, .value = value, .enabled_ns = enabled,
+				  .running_ns = running};
+	return dpmu_an_round_estimate(&c);
+}
+
+/* The estimate printed, value x enabled / running rounded to nearest, at
+ * the edges of a uint64_t: past 2^63 (where llround stops) and up to 2^64. */
+static void estimates_round_to_nearest_up_to_2_64(void **state)
+{
+	(void)state;
+	assert_int_equal(printed(5, 3, 2), 8);  /* 7.5: halves away from zero */
+	assert_int_equal(printed(1, 3, 2), 2);  /* 1.5 */
+	assert_int_equal(printed(3, 7, 5), 4);  /* 4.2 */
+	assert_int_equal(printed(0, 7, 5), 0);
+	/* not scaled: the value, exactly, also where a double cannot hold it */
+	assert_true(printed((1ull << 53) + 1, MS, MS) == (1ull << 53) + 1);
+	assert_true(printed((1ull << 63) + 1, 0, 0) == (1ull << 63) + 1);
+	assert_true(printed(UINT64_MAX, MS, MS) == UINT64_MAX);
+	struct dpmu_an_count never = {.supported = true, .value = 7, .enabled_ns = MS};
+	assert_int_equal(dpmu_an_round_estimate(&never), 7);
+	struct dpmu_an_count unsupported = {.supported = false, .value = 9, .enabled_ns = 2,
+					    .running_ns = 1};
+	assert_int_equal(dpmu_an_round_estimate(&unsupported), 9);
+	/* scaled beyond 2^63 */
+	assert_true(printed(1ull << 62, 2, 1) == 1ull << 63);
+	assert_true(printed(3ull << 61, 2, 1) == 3ull << 62);
+	/* between 1.8e19 and UINT64_MAX (about 1.845e19) */
+	assert_true(printed(9100000000000000000ull, 2, 1) == 18200000000000000000ull);
+	/* the largest double below 2^64, and 2^64 and beyond */
+	assert_true(printed((1ull << 63) - 1024, 2, 1) == 18446744073709549568ull);
+	assert_true(printed(1ull << 63, 2, 1) == UINT64_MAX);
+	assert_true(printed(UINT64_MAX, 3, 1) == UINT64_MAX);
+
+	/* as the CSV writer prints it */
+	struct dpmu_an_table t;
+	dpmu_an_table_init(&t);
+	struct dpmu_err err;
+	struct dpmu_an_sample *sm;
+	struct dpmu_an_unit *u;
+	assert_int_equal(dpmu_an_sample_add(&t, 0, MS, &sm, &err), 0);
+	assert_int_equal(dpmu_an_unit_add(sm, DPMU_AN_SYSTEM, 0, "system", 0, &u, &err), 0);
+	add(u, "CPU_CYCLES", 3ull << 61, 2 * MS, MS);
+	struct dpmu_an_report r = {NULL, 0, false, ","};
+	char *out = capture(dpmu_an_write_csv, &t, &r);
+	assert_non_null(strstr(out, "13835058055282163712,,CPU_CYCLES,"));
+	free(out);
+	dpmu_an_table_free(&t);
 }
 
 static void text_table_prints_like_perf_stat(void **state)
@@ -721,6 +773,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(thousands_separators_like_perf),
+		cmocka_unit_test(estimates_round_to_nearest_up_to_2_64),
 		cmocka_unit_test(text_table_prints_like_perf_stat),
 		cmocka_unit_test(text_table_appends_firing_advice),
 		cmocka_unit_test(csv_has_perfs_columns_and_parses_back),

@@ -115,22 +115,42 @@ double dpmu_an_count_estimate(const struct dpmu_an_count *c);
  * count * ref_freq / cpu_freq. */
 double dpmu_an_normalise(double count, uint64_t ref_hz, uint64_t cpu_hz);
 
-/* Sum the cpu units of sample s into one unit per core type and one system
- * unit (cluster units are added to the system unit too). `p` names the core
- * types; LITTLE follows dpmu_an_is_little. */
+/* What dpmu_an_sample_aggregate adds to a sample of cpu and cluster units;
+ * flags, any combination. */
+enum dpmu_an_aggregation {
+	DPMU_AN_AGG_CORE_TYPE = 1u << 0, /* a unit per core type: its cpu units summed */
+	DPMU_AN_AGG_CLUSTER = 1u << 1,   /* each cluster unit adds its cores' cpu units
+	                                  * (stat --per-cluster) */
+	DPMU_AN_AGG_SYSTEM = 1u << 2,    /* one "system" unit: every cpu and cluster unit */
+};
+
+/* Aggregate the cpu and cluster units of sample s as `what` asks, summing
+ * counts as perf does (dpmu_an_count_accumulate). Core-type and system sums
+ * read the cluster units as they were, before DPMU_AN_AGG_CLUSTER adds the
+ * cores' counts into them. `p` maps cores to types and clusters; LITTLE
+ * follows dpmu_an_is_little. An unknown flag is DPMU_EINVAL. */
 int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile *p,
-			     bool per_type, bool system, struct dpmu_err *err);
+			     unsigned what, struct dpmu_err *err);
 /* A core type is LITTLE when the profile has a faster one (the lowest-clocked
  * types of a big.LITTLE profile); a profile of one type has none. */
 bool dpmu_an_is_little(const struct dpmu_profile *p, unsigned core_type);
 
-/* One sample from a finished monitor session: with per_unit, one unit per
- * measured core and cluster (counts of the events that target it); without,
- * one "system" unit with every event summed. Frequencies, line size and bus
- * width come from the profile. */
+/* Which counts of a monitor session a sample takes. */
+enum dpmu_an_counts {
+	DPMU_AN_RUN_COUNTS = 0,      /* the whole run: dpmu_mon_count_on, after dpmu_mon_run */
+	DPMU_AN_INTERVAL_COUNTS = 1, /* one -I interval: dpmu_mon_interval_count, so only
+	                              * inside the session's on_interval callback */
+};
+
+/* Append one sample (start_ns, length_ns) from monitor session s: one unit
+ * per measured core (its core-PMU and AMU counts) and per measured cluster
+ * (its cluster-PMU counts), each count in the order the events were asked
+ * for. Frequencies, LITTLE, line size and bus width come from the profile;
+ * the table's const_freq_hz too when it is 0. Core-type, cluster and system
+ * rows are dpmu_an_sample_aggregate's. */
 int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_session *s,
-			       const struct dpmu_profile *p, uint64_t elapsed_ns, bool per_unit,
-			       struct dpmu_err *err);
+			       const struct dpmu_profile *p, enum dpmu_an_counts which,
+			       uint64_t start_ns, uint64_t length_ns, struct dpmu_err *err);
 
 /* ---- metrics --------------------------------------------------------------- */
 
@@ -142,8 +162,8 @@ int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_se
  *   const_freq  AMU constant clock, Hz        ref_freq    reference clock, Hz
  *   line        cache line bytes              bus_width   bytes per BUS_ACCESS
  * The alternative formula (may be NULL) is tried when the first needs an
- * event that was not counted: the DSU-120 numbering, or a core type's own
- * events.
+ * event that was not counted (dpmu_an_metric_eval): the DSU-120 numbering,
+ * or a core type's own events.
  */
 struct dpmu_an_metric {
 	const char *name;          /* perf-style: "ipc", "l1d_cache_miss_ratio" */
@@ -167,17 +187,33 @@ int dpmu_an_metrics_parse(const char *list, const struct dpmu_an_metric **out, s
 size_t dpmu_an_metric_events(const struct dpmu_an_metric *m, bool alt,
 			     char (*names)[DPMU_NAME_MAX], size_t cap);
 
+/* Why a metric is not available: the first input of the formula that failed. */
+enum dpmu_an_reason {
+	DPMU_AN_AVAILABLE = 0,        /* it is */
+	DPMU_AN_NOT_COUNTED = 1,      /* an event has no count on the unit */
+	DPMU_AN_NOT_SUPPORTED = 2,    /* the unit's PMU cannot count an event */
+	DPMU_AN_NEVER_ON_COUNTER = 3, /* an event was enabled but never on a counter */
+	DPMU_AN_UNKNOWN_VARIABLE = 4, /* a variable (clock, line, bus width, time) is 0 */
+	DPMU_AN_ZERO_DENOMINATOR = 5, /* a denominator is 0 */
+	DPMU_AN_NOT_FINITE = 6,       /* the result is not a finite number */
+};
+
 struct dpmu_an_value {
 	const struct dpmu_an_metric *metric;
 	bool available;
 	double value;
 	double running;            /* lowest running / enabled fraction among its counts */
+	enum dpmu_an_reason reason;
 	char why[160];             /* not available: "L2D_CACHE_REFILL not counted on cpu0" */
 };
 
 /* Evaluate m on unit u of sample s. Returns 0 whether or not the metric is
- * available (see out->available, out->why); a malformed formula is
- * DPMU_EINVAL. Counts are the perf estimates (dpmu_an_count_estimate). */
+ * available (see out->available, out->reason, out->why); a malformed formula
+ * is DPMU_EINVAL. Counts are the perf estimates (dpmu_an_count_estimate).
+ * The alternative formula is tried when the first lacks an event (reason
+ * DPMU_AN_NOT_COUNTED, _NOT_SUPPORTED or _NEVER_ON_COUNTER), and its answer
+ * taken unless it lacks an event too (DPMU_AN_NOT_COUNTED or
+ * _NEVER_ON_COUNTER): then the first formula's reason stands. */
 int dpmu_an_metric_eval(const struct dpmu_an_metric *m, const struct dpmu_an_table *t,
 			const struct dpmu_an_sample *s, const struct dpmu_an_unit *u,
 			struct dpmu_an_value *out, struct dpmu_err *err);

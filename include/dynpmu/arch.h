@@ -195,7 +195,10 @@ extern const char *const dpmu_profile_builtin_names[];
 
 /* Load a built-in profile by name, or a JSON file when name_or_path names
  * one (contains '/' or ends in ".json"). On a bad file the message names the
- * file, the key and the problem. The caller owns *out (dpmu_profile_free). */
+ * file, the key and the problem. A profile with a "base" is read as its base
+ * with its own keys laid over (docs/profiles.md "Deriving a profile"); a
+ * relative base path is taken from the directory of source_name for
+ * dpmu_profile_parse. The caller owns *out (dpmu_profile_free). */
 int dpmu_profile_load(const char *name_or_path, struct dpmu_profile **out, struct dpmu_err *err);
 int dpmu_profile_parse(const char *json_text, const char *source_name,
 		       struct dpmu_profile **out, struct dpmu_err *err);

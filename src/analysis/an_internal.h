@@ -19,7 +19,9 @@ void dpmu_an_format_value(const struct dpmu_an_metric *m, double v, char *buf, s
 double dpmu_an_running_pct(const struct dpmu_an_count *c);
 /* Enabled but never on a counter: perf's <not counted>. */
 bool dpmu_an_not_counted(const struct dpmu_an_count *c);
-/* The estimate as the writers print it, rounded to nearest. */
+/* The estimate as the writers print it: the value when it was not scaled,
+ * else rounded to nearest (halves away from zero), UINT64_MAX when beyond
+ * it. */
 uint64_t dpmu_an_round_estimate(const struct dpmu_an_count *c);
 
 #endif

@@ -174,6 +174,7 @@ struct expr {
 	const struct dpmu_an_sample *s;
 	const struct dpmu_an_unit *u;
 	bool missing;             /* an input is not available (why says which) */
+	enum dpmu_an_reason reason;
 	char why[160];
 	double running;
 	char (*names)[DPMU_NAME_MAX];
@@ -188,11 +189,13 @@ static void skip_ws(struct expr *x)
 		x->p++;
 }
 
-static void not_available(struct expr *x, const char *fmt, const char *a, const char *b)
+static void not_available(struct expr *x, enum dpmu_an_reason reason, const char *fmt,
+			  const char *a, const char *b)
 {
 	if (x->missing)
 		return; /* keep the first reason */
 	x->missing = true;
+	x->reason = reason;
 	/* A reason longer than the buffer is cut; the start names the event. */
 	if (snprintf(x->why, sizeof x->why, fmt, a, b) >= (int)sizeof x->why)
 		x->why[sizeof x->why - 1] = '\0';
@@ -237,7 +240,8 @@ static double variable(struct expr *x, const char *name, bool *found)
 		what = "the bus width";
 	}
 	if (v == 0)
-		not_available(x, "%s is not known for %s", what, x->u->name);
+		not_available(x, DPMU_AN_UNKNOWN_VARIABLE, "%s is not known for %s", what,
+			      x->u->name);
 	return v;
 }
 
@@ -260,15 +264,16 @@ static double event(struct expr *x, const char *name)
 		c = dpmu_an_count_find(x->u, alt);
 	}
 	if (!c) {
-		not_available(x, "%s not counted on %s", name, x->u->name);
+		not_available(x, DPMU_AN_NOT_COUNTED, "%s not counted on %s", name, x->u->name);
 		return 0;
 	}
 	if (!c->supported) {
-		not_available(x, "%s not supported on %s", name, x->u->name);
+		not_available(x, DPMU_AN_NOT_SUPPORTED, "%s not supported on %s", name, x->u->name);
 		return 0;
 	}
 	if (c->enabled_ns && c->running_ns == 0) {
-		not_available(x, "%s not counted on %s (never on a counter)", name, x->u->name);
+		not_available(x, DPMU_AN_NEVER_ON_COUNTER,
+			      "%s not counted on %s (never on a counter)", name, x->u->name);
 		return 0;
 	}
 	double frac = c->enabled_ns ? (double)c->running_ns / (double)c->enabled_ns : 1.0;
@@ -337,7 +342,8 @@ static double parse_product(struct expr *x)
 			if (x->u && !x->missing) {
 				char span[DPMU_NAME_MAX];
 				snprintf(span, sizeof span, "%.*s", (int)(x->p - from), from);
-				not_available(x, "%s is 0 on %s", span, x->u->name);
+				not_available(x, DPMU_AN_ZERO_DENOMINATOR, "%s is 0 on %s", span,
+					      x->u->name);
 			}
 			v = 0;
 		} else {
@@ -395,8 +401,15 @@ static int eval_one(const char *f, const struct dpmu_an_table *t, const struct d
 	out->available = !x.missing && isfinite(v);
 	out->value = out->available ? v : 0;
 	out->running = x.running;
+	out->reason = x.missing ? x.reason : out->available ? DPMU_AN_AVAILABLE : DPMU_AN_NOT_FINITE;
 	snprintf(out->why, sizeof out->why, "%s", x.missing ? x.why : "");
 	return 0;
+}
+
+/* The unit has no count of an event (none, or never on a counter). */
+static bool lacks_event(enum dpmu_an_reason r)
+{
+	return r == DPMU_AN_NOT_COUNTED || r == DPMU_AN_NEVER_ON_COUNTER;
 }
 
 int dpmu_an_metric_eval(const struct dpmu_an_metric *m, const struct dpmu_an_table *t,
@@ -409,8 +422,9 @@ int dpmu_an_metric_eval(const struct dpmu_an_metric *m, const struct dpmu_an_tab
 	if (rc || out->available || !m->alt)
 		return rc;
 	/* The alternative only when the first formula lacks an event: a zero
-	 * denominator in the first is an answer, not a reason to switch. */
-	if (!strstr(out->why, "not counted") && !strstr(out->why, "not supported"))
+	 * denominator or an unknown clock in the first is an answer, not a
+	 * reason to switch. */
+	if (!lacks_event(out->reason) && out->reason != DPMU_AN_NOT_SUPPORTED)
 		return 0;
 	struct dpmu_an_value second;
 	memset(&second, 0, sizeof second);
@@ -418,9 +432,10 @@ int dpmu_an_metric_eval(const struct dpmu_an_metric *m, const struct dpmu_an_tab
 	rc = eval_one(m->alt, t, s, u, &second, err);
 	if (rc)
 		return rc;
-	if (second.available || !strstr(second.why, "not counted"))
+	/* The alternative's answer, unless it lacks an event too: then the
+	 * first formula's reason, which names the usual event. */
+	if (!lacks_event(second.reason))
 		*out = second;
-	/* else keep the first formula's reason: it names the usual event */
 	return 0;
 }
 

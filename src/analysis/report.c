@@ -42,8 +42,15 @@ static bool has_unit_column(const struct dpmu_an_table *t)
 
 uint64_t dpmu_an_round_estimate(const struct dpmu_an_count *c)
 {
+	/* Not scaled: the value itself, exact beyond the 2^53 a double holds. */
+	if (!c->supported || c->running_ns == 0 || c->running_ns >= c->enabled_ns)
+		return c->value;
 	double e = dpmu_an_count_estimate(c);
-	return e >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(e);
+	/* 2^64 is the first double a uint64_t cannot hold (UINT64_MAX itself
+	 * rounds up to it). llround would stop at LONG_MAX, 2^63 - 1. */
+	if (!(e < 18446744073709551616.0))
+		return UINT64_MAX;
+	return (uint64_t)round(e);
 }
 
 bool dpmu_an_not_counted(const struct dpmu_an_count *c)

@@ -195,10 +195,13 @@ static int unit_accumulate(struct dpmu_an_unit *dst, const struct dpmu_an_unit *
 }
 
 int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile *p,
-			     bool per_type, bool system, struct dpmu_err *err)
+			     unsigned what, struct dpmu_err *err)
 {
+	if (what & ~(unsigned)(DPMU_AN_AGG_CORE_TYPE | DPMU_AN_AGG_CLUSTER | DPMU_AN_AGG_SYSTEM))
+		return dpmu_err_set(err, DPMU_EINVAL, "aggregation flags 0x%x name no aggregation",
+				    what);
 	size_t base = s->nunits; /* units added below are not inputs */
-	if (per_type) {
+	if (what & DPMU_AN_AGG_CORE_TYPE) {
 		for (unsigned ty = 0; ty < p->n_core_types; ty++) {
 			struct dpmu_an_unit *agg = NULL;
 			for (size_t i = 0; i < base; i++) {
@@ -223,7 +226,7 @@ int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile
 			}
 		}
 	}
-	if (system) {
+	if (what & DPMU_AN_AGG_SYSTEM) {
 		struct dpmu_an_unit *sys = NULL;
 		int rc = dpmu_an_unit_add(s, DPMU_AN_SYSTEM, 0, "system", 0, &sys, err);
 		if (rc)
@@ -236,86 +239,109 @@ int dpmu_an_sample_aggregate(struct dpmu_an_sample *s, const struct dpmu_profile
 				return rc;
 		}
 	}
+	/* Last, as it changes the cluster units the sums above read. The
+	 * cluster keeps its clock, line size and bus width: its row is still the
+	 * DSU's. */
+	if (what & DPMU_AN_AGG_CLUSTER) {
+		for (size_t ui = 0; ui < base; ui++) {
+			if (s->units[ui].kind != DPMU_AN_CLUSTER)
+				continue;
+			for (size_t ci = 0; ci < base; ci++) {
+				const struct dpmu_an_unit *cu = &s->units[ci];
+				unsigned cl = 0, idx;
+				if (cu->kind != DPMU_AN_CPU || !dpmu_profile_core(p, cu->index, &cl, &idx) ||
+				    cl != s->units[ui].index)
+					continue;
+				for (size_t k = 0; k < cu->ncounts; k++) {
+					int rc = dpmu_an_count_accumulate(&s->units[ui], &cu->counts[k],
+									  err);
+					if (rc)
+						return rc;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+/* Event i on `unit` (a core or a cluster, as the event's target says):
+ * the whole run's count, or, inside an on_interval callback, the interval's. */
+static int session_count(const struct dpmu_mon_session *ms, enum dpmu_an_counts which,
+			 unsigned i, unsigned unit, struct dpmu_mon_count *c)
+{
+	return which == DPMU_AN_INTERVAL_COUNTS ? dpmu_mon_interval_count(ms, i, unit, c)
+						: dpmu_mon_count_on(ms, i, unit, c);
+}
+
+/* Add every event of the session that targets `cluster_unit` (the cluster
+ * PMU) or not (a core's PMU and its AMU) to u, in the order the events were
+ * asked for; the same event asked for twice is counted once. */
+static int unit_counts(struct dpmu_an_unit *u, const struct dpmu_mon_session *ms,
+		       enum dpmu_an_counts which, bool cluster_unit, struct dpmu_err *err)
+{
+	const struct dpmu_mon_events *ev = dpmu_mon_session_events(ms);
+	for (unsigned i = 0; i < ev->n; i++) {
+		struct dpmu_mon_count c;
+		if ((ev->ev[i].target == DPMU_MON_CLUSTER) != cluster_unit ||
+		    dpmu_an_count_find(u, ev->ev[i].name) ||
+		    session_count(ms, which, i, u->index, &c))
+			continue;
+		int rc = dpmu_an_count_add(u, ev->ev[i].name, c.supported, c.value, c.enabled_ns,
+					   c.running_ns, err);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
 int dpmu_an_table_from_session(struct dpmu_an_table *t, const struct dpmu_mon_session *ms,
-			       const struct dpmu_profile *p, uint64_t elapsed_ns, bool per_unit,
-			       struct dpmu_err *err)
+			       const struct dpmu_profile *p, enum dpmu_an_counts which,
+			       uint64_t start_ns, uint64_t length_ns, struct dpmu_err *err)
 {
-	const struct dpmu_mon_events *ev = dpmu_mon_session_events(ms);
 	struct dpmu_an_sample *s = NULL;
-	int rc = dpmu_an_sample_add(t, 0, elapsed_ns, &s, err);
+	int rc = dpmu_an_sample_add(t, start_ns, length_ns, &s, err);
 	if (rc)
 		return rc;
 	if (!t->const_freq_hz)
 		t->const_freq_hz = p->const_freq_hz;
-	if (!per_unit) {
+	uint64_t cores = dpmu_mon_session_cores(ms), clusters = dpmu_mon_session_clusters(ms);
+	for (unsigned n = 0; n < 64; n++) {
+		if (!(cores >> n & 1))
+			continue;
+		unsigned cl, idx;
+		const struct dpmu_core_type *ct = dpmu_profile_core(p, n, &cl, &idx);
+		char name[DPMU_NAME_MAX];
+		snprintf(name, sizeof name, "cpu%u", n);
 		struct dpmu_an_unit *u = NULL;
-		rc = dpmu_an_unit_add(s, DPMU_AN_SYSTEM, 0, "system", 0, &u, err);
+		rc = dpmu_an_unit_add(s, DPMU_AN_CPU, n, name, ct ? ct->freq_hz : 0, &u, err);
 		if (rc)
 			return rc;
+		u->little = ct && dpmu_an_is_little(p, (unsigned)(ct - p->core_types));
+		u->line_bytes = ct ? ct->l1d.line : 0;
 		u->bus_bytes = p->bus_width;
-		u->line_bytes = p->nclusters ? p->clusters[0].l3.line : 0;
-		for (unsigned i = 0; i < ev->n; i++) {
-			struct dpmu_mon_count mc;
-			dpmu_mon_count_total(ms, i, &mc);
-			if (dpmu_an_count_find(u, ev->ev[i].name))
-				continue; /* the same event asked for twice */
-			rc = dpmu_an_count_add(u, ev->ev[i].name, mc.supported, mc.value,
-					       mc.enabled_ns, mc.running_ns, err);
-			if (rc)
-				return rc;
-		}
-		return 0;
+		rc = unit_counts(u, ms, which, false, err);
+		if (rc)
+			return rc;
 	}
-	for (int target = DPMU_MON_CORE; target <= DPMU_MON_CLUSTER; target++) {
-		uint64_t units = target == DPMU_MON_CLUSTER ? dpmu_mon_session_clusters(ms)
-							    : dpmu_mon_session_cores(ms);
-		for (unsigned n = 0; n < 64; n++) {
-			if (!(units >> n & 1))
-				continue;
-			char name[DPMU_NAME_MAX];
-			struct dpmu_an_unit *u = NULL;
-			if (target == DPMU_MON_CLUSTER) {
-				if (n >= p->nclusters)
-					continue;
-				const struct dpmu_cluster_params *cp = &p->clusters[n];
-				snprintf(name, sizeof name, "cluster%u", n);
-				rc = dpmu_an_unit_add(s, DPMU_AN_CLUSTER, n, name, cp->freq_hz, &u, err);
-				if (rc)
-					return rc;
-				/* LITTLE only when every core of the cluster is */
-				u->little = cp->ncores > 0;
-				for (unsigned k = 0; k < cp->ncores; k++)
-					u->little = u->little && dpmu_an_is_little(p, cp->core_type[k]);
-				u->line_bytes = cp->l3.line;
-			} else {
-				unsigned cl, idx;
-				const struct dpmu_core_type *ct = dpmu_profile_core(p, n, &cl, &idx);
-				if (!ct)
-					continue;
-				snprintf(name, sizeof name, "cpu%u", n);
-				rc = dpmu_an_unit_add(s, DPMU_AN_CPU, n, name, ct->freq_hz, &u, err);
-				if (rc)
-					return rc;
-				u->little = dpmu_an_is_little(p, (unsigned)(ct - p->core_types));
-				u->line_bytes = ct->l1d.line;
-			}
-			u->bus_bytes = p->bus_width;
-			for (unsigned i = 0; i < ev->n; i++) {
-				if ((int)ev->ev[i].target != target ||
-				    dpmu_an_count_find(u, ev->ev[i].name))
-					continue;
-				struct dpmu_mon_count mc;
-				if (dpmu_mon_count_on(ms, i, n, &mc))
-					continue;
-				rc = dpmu_an_count_add(u, ev->ev[i].name, mc.supported, mc.value,
-						       mc.enabled_ns, mc.running_ns, err);
-				if (rc)
-					return rc;
-			}
-		}
+	for (unsigned n = 0; n < 64 && n < p->nclusters; n++) {
+		if (!(clusters >> n & 1))
+			continue;
+		const struct dpmu_cluster_params *cp = &p->clusters[n];
+		char name[DPMU_NAME_MAX];
+		snprintf(name, sizeof name, "cluster%u", n);
+		struct dpmu_an_unit *u = NULL;
+		rc = dpmu_an_unit_add(s, DPMU_AN_CLUSTER, n, name, cp->freq_hz, &u, err);
+		if (rc)
+			return rc;
+		/* LITTLE only when every core of the cluster is */
+		u->little = cp->ncores > 0;
+		for (unsigned k = 0; k < cp->ncores; k++)
+			u->little = u->little && dpmu_an_is_little(p, cp->core_type[k]);
+		u->line_bytes = cp->l3.line;
+		u->bus_bytes = p->bus_width;
+		rc = unit_counts(u, ms, which, true, err);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -2,8 +2,11 @@
  * Cluster profiles: the facts about one DynamIQ system (core types, their
  * monitors and microarchitecture, the clusters and their DSU, memory) read
  * from JSON. The format is documented key by key in docs/profiles.md; every
- * limit checked here is listed there.
+ * limit checked here is listed there. A profile may derive from another
+ * ("base"): the base's JSON tree with the profile's keys laid over it is
+ * what is read (docs/profiles.md "Deriving a profile").
  */
+#define _POSIX_C_SOURCE 200809L /* realpath */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +24,7 @@ const char *const dpmu_profile_builtin_names[] = {
 
 #define DPMU_PROFILE_FILE_MAX (4u << 20) /* a profile is a few KiB */
 
-static const char *const top_keys[] = {"name", "description", "core_types", "clusters",
+static const char *const top_keys[] = {"base", "name", "description", "core_types", "clusters",
 				       "timer_freq", "amu_const_freq", "snapshot_latency",
 				       "memory", NULL};
 static const char *const type_keys[] = {"name", "catalog", "midr", "freq", "pmu", "amu", "l1i",
@@ -572,33 +575,6 @@ static int parse_root(struct dpmu_jc *j, const json_t *root, struct dpmu_profile
 	return 0;
 }
 
-int dpmu_profile_parse(const char *json_text, const char *source_name,
-		       struct dpmu_profile **out, struct dpmu_err *err)
-{
-	*out = NULL;
-	struct dpmu_jc j = {.source = source_name ? source_name : "profile", .path = "",
-			    .err = err};
-	if (!json_text)
-		return dpmu_err_set(err, DPMU_EINVAL, "%s: no profile text", j.source);
-	json_t *root;
-	int rc = dpmu_jc_load(&j, json_text, &root);
-	if (rc)
-		return rc;
-	struct dpmu_profile *p = calloc(1, sizeof *p);
-	if (!p) {
-		json_decref(root);
-		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory", j.source);
-	}
-	rc = parse_root(&j, root, p);
-	json_decref(root);
-	if (rc) {
-		free(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
-}
-
 static bool is_path(const char *s)
 {
 	size_t len = strlen(s);
@@ -639,6 +615,284 @@ static int read_file(const char *path, char **out, struct dpmu_err *err)
 	return 0;
 }
 
+/* The embedded text of built-in profile `name`, or NULL with a message that
+ * lists the built-ins. */
+static const struct dpmu_embedded_file *builtin_find(const char *name, char *path, size_t cap,
+						     struct dpmu_err *err)
+{
+	const struct dpmu_embedded_file *f = NULL;
+	if (strlen(name) < DPMU_NAME_MAX) {
+		snprintf(path, cap, "profiles/%s.json", name);
+		f = dpmu_embedded_find(path);
+	}
+	if (f)
+		return f;
+	char list[200] = "";
+	size_t n = 0;
+	for (const char *const *b = dpmu_profile_builtin_names; *b && n < sizeof list; b++)
+		n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+				      b == dpmu_profile_builtin_names ? "" : ", ", *b);
+	dpmu_err_set(err, DPMU_ENOENT,
+		     "no built-in profile '%s' (built-in: %s; or give the path of a .json file)",
+		     name, list);
+	return NULL;
+}
+
+/* ---- deriving a profile from a base ------------------------------------- */
+
+/* A longer chain is almost surely a mistake; it also bounds the recursion. */
+#define DPMU_PROFILE_BASE_DEPTH 8
+#define DPMU_PROFILE_ID_MAX 1024
+
+/* The profiles read so far, outermost first: their names in messages, and
+ * what identifies each (a built-in's embedded path, a file's real path) to
+ * find a cycle however the path is spelt. The names point at the callers'
+ * buffers, which outlive the chain's use. */
+struct base_chain {
+	unsigned n;
+	const char *source[DPMU_PROFILE_BASE_DEPTH + 1];
+	char *id[DPMU_PROFILE_BASE_DEPTH + 1];
+};
+
+/* What identifies a profile; NULL when out of memory. */
+static char *profile_id(const char *source, bool builtin)
+{
+	char *real = builtin ? NULL : realpath(source, NULL);
+	if (real)
+		return real;
+	size_t len = strlen(source) + sizeof "builtin:";
+	char *id = malloc(len);
+	if (id)
+		snprintf(id, len, "%s%s", builtin ? "builtin:" : "", source);
+	return id;
+}
+
+static void chain_free(struct base_chain *c)
+{
+	for (unsigned i = 0; i < c->n; i++)
+		free(c->id[i]);
+}
+
+/* "a.json -> b.json -> a.json" into buf: the chain, then `last`. */
+static void chain_text(const struct base_chain *c, const char *last, char *buf, size_t cap)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i <= c->n && n < cap; i++) {
+		int len = snprintf(buf + n, cap - n, "%s%s", i < c->n ? c->source[i] : last,
+				   i < c->n ? " -> " : "");
+		if (len < 0)
+			return;
+		n += (size_t)len;
+	}
+}
+
+static bool all_objects(const json_t *a)
+{
+	if (json_array_size(a) == 0)
+		return false;
+	for (size_t i = 0; i < json_array_size(a); i++)
+		if (!json_is_object(json_array_get(a, i)))
+			return false;
+	return true;
+}
+
+static int merge(json_t *base, json_t *over);
+
+/* Lay one value of the override onto base's member `key`. */
+static int merge_member(json_t *base, const char *key, json_t *v)
+{
+	json_t *b = json_object_get(base, key);
+	if (json_is_null(v))
+		return json_object_del(base, key) == 0 || !b ? 0 : -1;
+	if (json_is_object(b) && json_is_object(v))
+		return merge(b, v);
+	if (json_is_array(b) && json_is_array(v) && all_objects(b) && all_objects(v)) {
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *e = json_array_get(v, i);
+			int rc = i < json_array_size(b) ? merge(json_array_get(b, i), e)
+							: json_array_append_new(b, json_deep_copy(e));
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	return json_object_set_new(base, key, json_deep_copy(v));
+}
+
+/* Objects merge key by key; a non-empty array of objects merges element by
+ * element (by position; extra elements are added); null removes the key;
+ * anything else replaces the base's value (docs/profiles.md). */
+static int merge(json_t *base, json_t *over)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach(over, key, v) {
+		if (merge_member(base, key, v))
+			return -1;
+	}
+	return 0;
+}
+
+/* Find the text of the profile that `from` (read from `j->source`, a
+ * built-in when from_builtin) names as its base: a built-in name, or a file
+ * path, relative to the directory of the file that names it. */
+static int base_text(struct dpmu_jc *j, bool from_builtin, const char *base, char **text,
+		     char *source, size_t cap, bool *builtin)
+{
+	struct dpmu_err e;
+	dpmu_err_clear(&e);
+	*text = NULL;
+	*builtin = !is_path(base);
+	if (*builtin) {
+		const struct dpmu_embedded_file *f = builtin_find(base, source, cap, &e);
+		if (!f)
+			return dpmu_jc_fail(j, e.code, "%s", e.msg);
+		*text = strdup(f->data);
+		if (!*text)
+			return dpmu_jc_fail(j, DPMU_ENOMEM, "out of memory");
+		return 0;
+	}
+	if (from_builtin)
+		return dpmu_jc_fail(j, DPMU_EINVAL,
+				    "a built-in profile can only derive from a built-in, not '%s'",
+				    base);
+	const char *slash = strrchr(j->source, '/');
+	int len = base[0] == '/' || !slash
+			  ? snprintf(source, cap, "%s", base)
+			  : snprintf(source, cap, "%.*s/%s", (int)(slash - j->source), j->source, base);
+	if (len < 0 || (size_t)len >= cap)
+		return dpmu_jc_fail(j, DPMU_ERANGE, "the path '%s' is too long", base);
+	int rc = read_file(source, text, &e);
+	if (rc)
+		return dpmu_jc_fail(j, rc, "%s", e.msg);
+	return 0;
+}
+
+/* The JSON tree of the profile in `text` (read from j->source) with its base
+ * chain resolved: the base's tree, less its name and description, with this
+ * profile's keys laid over it and "base" removed. `chain` holds the
+ * profiles that derive from this one. */
+static int load_tree(struct dpmu_jc *j, const char *text, bool builtin, struct base_chain *chain,
+		     json_t **out)
+{
+	*out = NULL;
+	json_t *root;
+	int rc = dpmu_jc_load(j, text, &root);
+	if (rc)
+		return rc;
+	json_t *b = json_is_object(root) ? json_object_get(root, "base") : NULL;
+	if (!b) {
+		*out = root; /* parse_root checks that it is an object */
+		return 0;
+	}
+	chain->source[chain->n] = j->source;
+	chain->id[chain->n] = profile_id(j->source, builtin);
+	if (!chain->id[chain->n]) {
+		json_decref(root);
+		return dpmu_err_set(j->err, DPMU_ENOMEM, "%s: out of memory", j->source);
+	}
+	chain->n++;
+	size_t mark = dpmu_jc_push_key(j, "base");
+	char source[DPMU_PROFILE_ID_MAX];
+	char *btext = NULL;
+	bool bbuiltin = false;
+	json_t *tree = NULL;
+	if (!json_is_string(b) || !json_string_value(b)[0]) {
+		rc = dpmu_jc_fail(j, DPMU_EINVAL,
+				  "must name a built-in profile or a profile file, got %s",
+				  json_is_string(b) ? "an empty string" : dpmu_jc_type(b));
+		goto out;
+	}
+	const char *name = json_string_value(b);
+	if ((rc = base_text(j, builtin, name, &btext, source, sizeof source, &bbuiltin)))
+		goto out;
+	char *id = profile_id(source, bbuiltin);
+	if (!id) {
+		rc = dpmu_jc_fail(j, DPMU_ENOMEM, "out of memory");
+		goto out;
+	}
+	bool cycle = false;
+	for (unsigned i = 0; i < chain->n; i++)
+		cycle = cycle || strcmp(chain->id[i], id) == 0;
+	free(id);
+	if (cycle) {
+		char path[600];
+		chain_text(chain, source, path, sizeof path);
+		rc = dpmu_jc_fail(j, DPMU_EINVAL, "'%s' is already in the base chain (%s)", name,
+				  path);
+		goto out;
+	}
+	if (chain->n == DPMU_PROFILE_BASE_DEPTH) {
+		rc = dpmu_jc_fail(j, DPMU_ERANGE, "more than %d profiles in the base chain",
+				  DPMU_PROFILE_BASE_DEPTH);
+		goto out;
+	}
+	/* The base's own messages name the base file. */
+	struct dpmu_jc bj = {.source = source, .path = "", .err = j->err};
+	if ((rc = load_tree(&bj, btext, bbuiltin, chain, &tree)))
+		goto out;
+	if (!json_is_object(tree)) {
+		rc = dpmu_jc_fail(&bj, DPMU_EINVAL, "must be an object, got %s",
+				  dpmu_jc_type(tree));
+		goto out;
+	}
+	/* A derived profile is another profile: it names and describes itself. */
+	json_object_del(tree, "name");
+	json_object_del(tree, "description");
+	json_object_del(root, "base");
+	if (merge(tree, root)) {
+		rc = dpmu_jc_fail(j, DPMU_ENOMEM, "out of memory merging with '%s'", name);
+		goto out;
+	}
+	dpmu_jc_pop(j, mark);
+	*out = tree;
+	tree = NULL;
+out:
+	free(btext);
+	json_decref(tree);
+	json_decref(root);
+	return rc;
+}
+
+static int parse_profile(const char *json_text, const char *source_name, bool builtin,
+			 struct dpmu_profile **out, struct dpmu_err *err)
+{
+	*out = NULL;
+	struct dpmu_jc j = {.source = source_name ? source_name : "profile", .path = "",
+			    .err = err};
+	if (!json_text)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: no profile text", j.source);
+	struct base_chain *chain = calloc(1, sizeof *chain);
+	if (!chain)
+		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory", j.source);
+	json_t *root;
+	int rc = load_tree(&j, json_text, builtin, chain, &root);
+	chain_free(chain);
+	free(chain);
+	if (rc)
+		return rc;
+	struct dpmu_profile *p = calloc(1, sizeof *p);
+	if (!p) {
+		json_decref(root);
+		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory", j.source);
+	}
+	rc = parse_root(&j, root, p);
+	json_decref(root);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int dpmu_profile_parse(const char *json_text, const char *source_name,
+		       struct dpmu_profile **out, struct dpmu_err *err)
+{
+	return parse_profile(json_text, source_name, false, out, err);
+}
+
 int dpmu_profile_load(const char *name_or_path, struct dpmu_profile **out, struct dpmu_err *err)
 {
 	*out = NULL;
@@ -650,27 +904,15 @@ int dpmu_profile_load(const char *name_or_path, struct dpmu_profile **out, struc
 		int rc = read_file(name_or_path, &text, err);
 		if (rc)
 			return rc;
-		rc = dpmu_profile_parse(text, name_or_path, out, err);
+		rc = parse_profile(text, name_or_path, false, out, err);
 		free(text);
 		return rc;
 	}
 	char path[DPMU_NAME_MAX + 32];
-	const struct dpmu_embedded_file *f = NULL;
-	if (strlen(name_or_path) < DPMU_NAME_MAX) {
-		snprintf(path, sizeof path, "profiles/%s.json", name_or_path);
-		f = dpmu_embedded_find(path);
-	}
-	if (!f) {
-		char list[200] = "";
-		size_t n = 0;
-		for (const char *const *b = dpmu_profile_builtin_names; *b && n < sizeof list; b++)
-			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
-					      b == dpmu_profile_builtin_names ? "" : ", ", *b);
-		return dpmu_err_set(err, DPMU_ENOENT,
-				    "no built-in profile '%s' (built-in: %s; or give the path of a "
-				    ".json file)", name_or_path, list);
-	}
-	return dpmu_profile_parse(f->data, path, out, err);
+	const struct dpmu_embedded_file *f = builtin_find(name_or_path, path, sizeof path, err);
+	if (!f)
+		return DPMU_ENOENT;
+	return parse_profile(f->data, path, true, out, err);
 }
 
 void dpmu_profile_free(struct dpmu_profile *p)

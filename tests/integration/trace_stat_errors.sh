@@ -35,6 +35,14 @@ expect 1 "$W: read error" -- "$DYNPMU" stat --trace "$W"
 expect 2 "no trace given (--trace FILE)" -- "$DYNPMU" stat
 expect 2 "unknown option" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --bogus
 expect 1 "no built-in profile 'nosuch'" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --profile nosuch
+# A derived profile whose base is missing, or leads back to it, names both.
+printf '{"base": "a75x4"}\n' > "$W/derived.json"
+expect 1 "$W/derived.json: base: no built-in profile 'a75x4'" -- \
+	"$DYNPMU" stat --trace "$T/two_cores.trace" --profile "$W/derived.json"
+printf '{"base": "loop2.json"}\n' > "$W/loop1.json"
+printf '{"base": "loop1.json"}\n' > "$W/loop2.json"
+expect 1 "$W/loop2.json: base: 'loop1.json' is already in the base chain ($W/loop1.json -> $W/loop2.json -> $W/loop1.json)" -- \
+	"$DYNPMU" stat --trace "$T/two_cores.trace" --profile "$W/loop1.json"
 
 # A core the profile does not have, named with its line.
 printf 'i 1000\ncpu 8\ni 2000\n' > "$W/cpu8.trace"

@@ -193,6 +193,7 @@ static void missing_event_is_not_available_and_named(void **state)
 	struct dpmu_an_value v = eval(&f, "ipc", "cluster0");
 	assert_false(v.available);
 	assert_string_equal(v.why, "INST_RETIRED not counted on cluster0");
+	assert_int_equal(v.reason, DPMU_AN_NOT_COUNTED);
 	/* classic DSU has no snoop data transfer event */
 	v = eval(&f, "coherency_bandwidth", "cluster1");
 	assert_false(v.available);
@@ -221,9 +222,11 @@ static void unsupported_and_never_scheduled_counts_are_not_available(void **stat
 	struct dpmu_an_value v = eval(&f, "ipc", "cpu1");
 	assert_false(v.available);
 	assert_string_equal(v.why, "INST_RETIRED not supported on cpu1");
+	assert_int_equal(v.reason, DPMU_AN_NOT_SUPPORTED);
 	v = eval(&f, "cpi", "cpu1");
 	assert_false(v.available);
 	assert_string_equal(v.why, "CPU_CYCLES not counted on cpu1 (never on a counter)");
+	assert_int_equal(v.reason, DPMU_AN_NEVER_ON_COUNTER);
 	dpmu_an_table_free(&f.t);
 }
 
@@ -239,6 +242,64 @@ static void zero_denominator_is_not_available(void **state)
 	struct dpmu_an_value v = eval(&f, "branch_misprediction_ratio", "cpu2");
 	assert_false(v.available);
 	assert_string_equal(v.why, "BR_RETIRED is 0 on cpu2");
+	assert_int_equal(v.reason, DPMU_AN_ZERO_DENOMINATOR);
+	dpmu_an_table_free(&f.t);
+}
+
+static struct dpmu_an_value eval_on(struct fx *f, const struct dpmu_an_metric *m,
+				    const struct dpmu_an_unit *u)
+{
+	struct dpmu_an_value v;
+	assert_int_equal(dpmu_an_metric_eval(m, &f->t, f->s, u, &v, &f->err), 0);
+	return v;
+}
+
+/* The alternative formula is chosen by the reason's code, whatever the
+ * reason's text says: the unit names below read like reasons. */
+static void alternative_formula_is_chosen_by_the_reason(void **state)
+{
+	(void)state;
+	struct fx f;
+	build(&f);
+	const struct dpmu_an_metric m = {"m", "A / B", "C / D", "ratio", "test", "test"};
+	struct dpmu_an_unit *u;
+	/* a zero denominator is the first formula's answer */
+	assert_int_equal(dpmu_an_unit_add(f.s, DPMU_AN_CPU, 10, "x not counted", 1, &u, &f.err), 0);
+	add(u, "A", 1);
+	add(u, "B", 0);
+	add(u, "C", 6);
+	add(u, "D", 3);
+	struct dpmu_an_value v = eval_on(&f, &m, u);
+	assert_false(v.available);
+	assert_int_equal(v.reason, DPMU_AN_ZERO_DENOMINATOR);
+	assert_string_equal(v.why, "B is 0 on x not counted");
+	/* a missing event is not: the alternative answers */
+	assert_int_equal(dpmu_an_unit_add(f.s, DPMU_AN_CPU, 11, "y is 0", 1, &u, &f.err), 0);
+	add(u, "A", 1);
+	add(u, "C", 6);
+	add(u, "D", 3);
+	v = eval_on(&f, &m, u);
+	assert_true(v.available);
+	assert_int_equal(v.reason, DPMU_AN_AVAILABLE);
+	assert_float_equal(v.value, 2.0, 0);
+	/* the alternative's own zero denominator is its answer */
+	assert_int_equal(dpmu_an_unit_add(f.s, DPMU_AN_CPU, 12, "z", 1, &u, &f.err), 0);
+	assert_int_equal(dpmu_an_count_add(u, "A", false, 0, MS, MS, &f.err), 0);
+	add(u, "C", 6);
+	add(u, "D", 0);
+	v = eval_on(&f, &m, u);
+	assert_false(v.available);
+	assert_int_equal(v.reason, DPMU_AN_ZERO_DENOMINATOR);
+	assert_string_equal(v.why, "D is 0 on z");
+	/* both lack an event: the first formula's reason names the usual one */
+	assert_int_equal(dpmu_an_unit_add(f.s, DPMU_AN_CPU, 13, "w", 1, &u, &f.err), 0);
+	add(u, "B", 2);
+	assert_int_equal(dpmu_an_count_add(u, "C", true, 0, MS, 0, &f.err), 0);
+	add(u, "D", 3);
+	v = eval_on(&f, &m, u);
+	assert_false(v.available);
+	assert_int_equal(v.reason, DPMU_AN_NOT_COUNTED);
+	assert_string_equal(v.why, "A not counted on w");
 	dpmu_an_table_free(&f.t);
 }
 
@@ -273,6 +334,7 @@ static void unknown_clock_makes_frequency_metrics_not_available(void **state)
 	struct dpmu_an_value v = eval(&f, "effective_frequency", "cpu4");
 	assert_false(v.available);
 	assert_string_equal(v.why, "the AMU constant clock is not known for cpu4");
+	assert_int_equal(v.reason, DPMU_AN_UNKNOWN_VARIABLE);
 	dpmu_an_table_free(&f.t);
 }
 
@@ -361,6 +423,7 @@ int main(void)
 		cmocka_unit_test(missing_event_is_not_available_and_named),
 		cmocka_unit_test(unsupported_and_never_scheduled_counts_are_not_available),
 		cmocka_unit_test(zero_denominator_is_not_available),
+		cmocka_unit_test(alternative_formula_is_chosen_by_the_reason),
 		cmocka_unit_test(multiplexed_counts_are_scaled),
 		cmocka_unit_test(unknown_clock_makes_frequency_metrics_not_available),
 		cmocka_unit_test(normalise_scales_by_the_clock_ratio),

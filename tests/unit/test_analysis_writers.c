@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "analysis/an_internal.h"
 #include "dynpmu/analysis.h"
 #include "dynpmu/backend.h"
 #include "dynpmu/monitor.h"
@@ -87,6 +88,57 @@ static void thousands_separators_like_perf(void **state)
 	assert_string_equal(dpmu_an_thousands(1000, b, sizeof b), "1,000");
 	assert_string_equal(dpmu_an_thousands(1234567, b, sizeof b), "1,234,567");
 	assert_string_equal(dpmu_an_thousands(UINT64_MAX, b, sizeof b), "18,446,744,073,709,551,615");
+}
+
+static uint64_t printed(uint64_t value, uint64_t enabled, uint64_t running)
+{
+	struct dpmu_an_count c = {.supported = true, .value = value, .enabled_ns = enabled,
+				  .running_ns = running};
+	return dpmu_an_round_estimate(&c);
+}
+
+/* The estimate printed, value x enabled / running rounded to nearest, at
+ * the edges of a uint64_t: past 2^63 (where llround stops) and up to 2^64. */
+static void estimates_round_to_nearest_up_to_2_64(void **state)
+{
+	(void)state;
+	assert_int_equal(printed(5, 3, 2), 8);  /* 7.5: halves away from zero */
+	assert_int_equal(printed(1, 3, 2), 2);  /* 1.5 */
+	assert_int_equal(printed(3, 7, 5), 4);  /* 4.2 */
+	assert_int_equal(printed(0, 7, 5), 0);
+	/* not scaled: the value, exactly, also where a double cannot hold it */
+	assert_true(printed((1ull << 53) + 1, MS, MS) == (1ull << 53) + 1);
+	assert_true(printed((1ull << 63) + 1, 0, 0) == (1ull << 63) + 1);
+	assert_true(printed(UINT64_MAX, MS, MS) == UINT64_MAX);
+	struct dpmu_an_count never = {.supported = true, .value = 7, .enabled_ns = MS};
+	assert_int_equal(dpmu_an_round_estimate(&never), 7);
+	struct dpmu_an_count unsupported = {.supported = false, .value = 9, .enabled_ns = 2,
+					    .running_ns = 1};
+	assert_int_equal(dpmu_an_round_estimate(&unsupported), 9);
+	/* scaled beyond 2^63 */
+	assert_true(printed(1ull << 62, 2, 1) == 1ull << 63);
+	assert_true(printed(3ull << 61, 2, 1) == 3ull << 62);
+	/* between 1.8e19 and UINT64_MAX (about 1.845e19) */
+	assert_true(printed(9100000000000000000ull, 2, 1) == 18200000000000000000ull);
+	/* the largest double below 2^64, and 2^64 and beyond */
+	assert_true(printed((1ull << 63) - 1024, 2, 1) == 18446744073709549568ull);
+	assert_true(printed(1ull << 63, 2, 1) == UINT64_MAX);
+	assert_true(printed(UINT64_MAX, 3, 1) == UINT64_MAX);
+
+	/* as the CSV writer prints it */
+	struct dpmu_an_table t;
+	dpmu_an_table_init(&t);
+	struct dpmu_err err;
+	struct dpmu_an_sample *sm;
+	struct dpmu_an_unit *u;
+	assert_int_equal(dpmu_an_sample_add(&t, 0, MS, &sm, &err), 0);
+	assert_int_equal(dpmu_an_unit_add(sm, DPMU_AN_SYSTEM, 0, "system", 0, &u, &err), 0);
+	add(u, "CPU_CYCLES", 3ull << 61, 2 * MS, MS);
+	struct dpmu_an_report r = {NULL, 0, false, ","};
+	char *out = capture(dpmu_an_write_csv, &t, &r);
+	assert_non_null(strstr(out, "13835058055282163712,,CPU_CYCLES,"));
+	free(out);
+	dpmu_an_table_free(&t);
 }
 
 static void text_table_prints_like_perf_stat(void **state)
@@ -480,8 +532,17 @@ static void table_from_a_monitor_session(void **state)
 
 	struct dpmu_an_table t;
 	dpmu_an_table_init(&t);
-	assert_int_equal(dpmu_an_table_from_session(&t, s, b->profile, b->ops->time_ns(b), true, &err), 0);
+	assert_int_equal(dpmu_an_table_from_session(&t, s, b->profile, DPMU_AN_RUN_COUNTS, 0,
+						    b->ops->time_ns(b), &err), 0);
+	assert_int_equal(t.nsamples, 1);
 	const struct dpmu_an_sample *sm = &t.samples[0];
+	assert_int_equal(sm->start_ns, 0);
+	assert_int_equal(sm->length_ns, b->ops->time_ns(b));
+	/* one unit per measured core and cluster, nothing summed yet */
+	size_t ncores = 0;
+	for (unsigned n = 0; n < 64; n++)
+		ncores += b->cores >> n & 1;
+	assert_int_equal(sm->nunits, ncores + 1);
 	const struct dpmu_an_unit *u0 = dpmu_an_unit_find(sm, "cpu0");
 	const struct dpmu_an_unit *u5 = dpmu_an_unit_find(sm, "cpu5");
 	const struct dpmu_an_unit *c0 = dpmu_an_unit_find(sm, "cluster0");
@@ -499,21 +560,26 @@ static void table_from_a_monitor_session(void **state)
 	assert_int_equal(t.const_freq_hz, b->profile->const_freq_hz);
 
 	/* per core type and system sums */
-	assert_int_equal(dpmu_an_sample_aggregate(&t.samples[0], b->profile, true, true, &err), 0);
+	assert_int_equal(dpmu_an_sample_aggregate(&t.samples[0], b->profile,
+						  DPMU_AN_AGG_CORE_TYPE | DPMU_AN_AGG_SYSTEM, &err), 0);
 	sm = &t.samples[0];
 	assert_int_equal(dpmu_an_count_find(dpmu_an_unit_find(sm, "Cortex-A75"), "INST_RETIRED")->value, 4);
 	assert_true(dpmu_an_unit_find(sm, "Cortex-A55")->little);
 	assert_int_equal(dpmu_an_count_find(dpmu_an_unit_find(sm, "system"), "INST_RETIRED")->value, 9);
 
-	/* aggregated: one system unit */
+	/* the system row of a whole-run table: every unit summed */
 	struct dpmu_an_table agg;
 	dpmu_an_table_init(&agg);
-	assert_int_equal(dpmu_an_table_from_session(&agg, s, b->profile, b->ops->time_ns(b), false, &err), 0);
-	assert_int_equal(agg.samples[0].nunits, 1);
-	assert_int_equal(dpmu_an_count_find(&agg.samples[0].units[0], "INST_RETIRED")->value, 9);
+	assert_int_equal(dpmu_an_table_from_session(&agg, s, b->profile, DPMU_AN_RUN_COUNTS, 0,
+						    b->ops->time_ns(b), &err), 0);
+	assert_int_equal(dpmu_an_sample_aggregate(&agg.samples[0], b->profile, DPMU_AN_AGG_SYSTEM,
+						  &err), 0);
+	const struct dpmu_an_unit *sys = dpmu_an_unit_find(&agg.samples[0], "system");
+	assert_non_null(sys);
+	assert_int_equal(dpmu_an_count_find(sys, "INST_RETIRED")->value, 9);
 	struct dpmu_an_value v;
-	assert_int_equal(dpmu_an_metric_eval(dpmu_an_metric_find("ipc"), &agg, &agg.samples[0],
-					     &agg.samples[0].units[0], &v, &err), 0);
+	assert_int_equal(dpmu_an_metric_eval(dpmu_an_metric_find("ipc"), &agg, &agg.samples[0], sys,
+					     &v, &err), 0);
 	assert_true(v.available);
 	assert_true(v.value > 0);
 
@@ -524,10 +590,190 @@ static void table_from_a_monitor_session(void **state)
 	unlink(path);
 }
 
+/* Two clusters of two cores: cluster0 two big cores (type 0, 2 GHz),
+ * cluster1 a big and a LITTLE core (type 1, 1 GHz). */
+static void two_cluster_profile(struct dpmu_profile *p)
+{
+	memset(p, 0, sizeof *p);
+	p->n_core_types = 2;
+	snprintf(p->core_types[0].name, sizeof p->core_types[0].name, "Cortex-A75");
+	p->core_types[0].freq_hz = 2000000000u;
+	snprintf(p->core_types[1].name, sizeof p->core_types[1].name, "Cortex-A55");
+	p->core_types[1].freq_hz = 1000000000u;
+	p->nclusters = 2;
+	p->clusters[0].ncores = 2;
+	p->clusters[1].ncores = 2;
+	p->clusters[1].core_type[1] = 1;
+}
+
+static struct dpmu_an_unit *unit_with(struct dpmu_an_sample *s, enum dpmu_an_unit_kind kind,
+				      unsigned index, const char *name, uint64_t inst,
+				      struct dpmu_err *err)
+{
+	struct dpmu_an_unit *u = NULL;
+	assert_int_equal(dpmu_an_unit_add(s, kind, index, name, 0, &u, err), 0);
+	assert_int_equal(dpmu_an_count_add(u, "INST_RETIRED", true, inst, 100, 50, err), 0);
+	return u;
+}
+
+/* Each aggregation alone and all at once: a cluster row adds only its own
+ * cores, and the core-type and system sums do not count the cores twice
+ * through the cluster rows. */
+static void aggregate_per_type_cluster_and_system(void **state)
+{
+	(void)state;
+	struct dpmu_profile p;
+	two_cluster_profile(&p);
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	for (unsigned what = 0; what <= 7; what++) {
+		struct dpmu_an_table t;
+		dpmu_an_table_init(&t);
+		struct dpmu_an_sample *s = NULL;
+		assert_int_equal(dpmu_an_sample_add(&t, 0, 100, &s, &err), 0);
+		unit_with(s, DPMU_AN_CPU, 0, "cpu0", 1, &err);
+		unit_with(s, DPMU_AN_CPU, 1, "cpu1", 2, &err);
+		unit_with(s, DPMU_AN_CPU, 2, "cpu2", 4, &err);
+		unit_with(s, DPMU_AN_CPU, 3, "cpu3", 8, &err);
+		struct dpmu_an_unit *c0 = unit_with(s, DPMU_AN_CLUSTER, 0, "cluster0", 16, &err);
+		c0->line_bytes = 64;
+		unit_with(s, DPMU_AN_CLUSTER, 1, "cluster1", 32, &err);
+		assert_int_equal(dpmu_an_sample_aggregate(s, &p, what, &err), 0);
+		size_t want = 6 + (what & DPMU_AN_AGG_CORE_TYPE ? 2 : 0) +
+			      (what & DPMU_AN_AGG_SYSTEM ? 1 : 0);
+		assert_int_equal(s->nunits, want);
+		const struct dpmu_an_count *c;
+		c = dpmu_an_count_find(dpmu_an_unit_find(s, "cluster0"), "INST_RETIRED");
+		assert_int_equal(c->value, what & DPMU_AN_AGG_CLUSTER ? 16 + 1 + 2 : 16);
+		assert_int_equal(c->enabled_ns, what & DPMU_AN_AGG_CLUSTER ? 300 : 100);
+		assert_int_equal(c->running_ns, what & DPMU_AN_AGG_CLUSTER ? 150 : 50);
+		assert_int_equal(dpmu_an_unit_find(s, "cluster0")->line_bytes, 64);
+		c = dpmu_an_count_find(dpmu_an_unit_find(s, "cluster1"), "INST_RETIRED");
+		assert_int_equal(c->value, what & DPMU_AN_AGG_CLUSTER ? 32 + 4 + 8 : 32);
+		assert_int_equal(dpmu_an_count_find(dpmu_an_unit_find(s, "cpu3"), "INST_RETIRED")->value,
+				 8);
+		const struct dpmu_an_unit *big = dpmu_an_unit_find(s, "Cortex-A75");
+		const struct dpmu_an_unit *little = dpmu_an_unit_find(s, "Cortex-A55");
+		const struct dpmu_an_unit *sys = dpmu_an_unit_find(s, "system");
+		if (what & DPMU_AN_AGG_CORE_TYPE) {
+			assert_int_equal(dpmu_an_count_find(big, "INST_RETIRED")->value, 1 + 2 + 4);
+			assert_int_equal(dpmu_an_count_find(little, "INST_RETIRED")->value, 8);
+			assert_false(big->little);
+			assert_true(little->little);
+			assert_int_equal(big->kind, DPMU_AN_CORE_TYPE);
+		} else {
+			assert_null(big);
+			assert_null(little);
+		}
+		if (what & DPMU_AN_AGG_SYSTEM)
+			assert_int_equal(dpmu_an_count_find(sys, "INST_RETIRED")->value, 63);
+		else
+			assert_null(sys);
+		dpmu_an_table_free(&t);
+	}
+	struct dpmu_an_sample empty = {0};
+	assert_int_equal(dpmu_an_sample_aggregate(&empty, &p, 8, &err), DPMU_EINVAL);
+	assert_non_null(strstr(dpmu_errmsg(&err), "0x8"));
+}
+
+struct interval_ctx {
+	struct dpmu_an_table *t;
+	const struct dpmu_profile *p;
+	unsigned checked;          /* counts compared with the monitor's */
+};
+
+/* Each interval's sample holds that interval's counts (not the run's so
+ * far), unit by unit: checked here, where the monitor can still say them. */
+static int interval_sample(void *ctx, const struct dpmu_mon_session *s, uint64_t t0, uint64_t t1,
+			   struct dpmu_err *err)
+{
+	struct interval_ctx *x = ctx;
+	int rc = dpmu_an_table_from_session(x->t, s, x->p, DPMU_AN_INTERVAL_COUNTS, t0, t1 - t0,
+					    err);
+	if (rc)
+		return rc;
+	const struct dpmu_an_sample *sm = &x->t->samples[x->t->nsamples - 1];
+	assert_int_equal(sm->start_ns, t0);
+	assert_int_equal(sm->length_ns, t1 - t0);
+	const struct dpmu_mon_events *ev = dpmu_mon_session_events(s);
+	for (size_t k = 0; k < sm->nunits; k++) {
+		const struct dpmu_an_unit *u = &sm->units[k];
+		for (unsigned i = 0; i < ev->n; i++) {
+			const struct dpmu_an_count *c = dpmu_an_count_find(u, ev->ev[i].name);
+			/* a core unit has the core-PMU and AMU events, a cluster its own */
+			bool mine = (ev->ev[i].target == DPMU_MON_CLUSTER) == (u->kind == DPMU_AN_CLUSTER);
+			if (!mine) {
+				assert_null(c);
+				continue;
+			}
+			struct dpmu_mon_count mc;
+			assert_int_equal(dpmu_mon_interval_count(s, i, u->index, &mc), 0);
+			assert_non_null(c);
+			assert_int_equal(c->value, mc.value);
+			assert_int_equal(c->enabled_ns, mc.enabled_ns);
+			assert_int_equal(c->running_ns, mc.running_ns);
+			x->checked++;
+		}
+	}
+	return 0;
+}
+
+/* -I: one sample per interval, consecutive up to the run's end, each with
+ * that interval's counts; a core's AMU counts sit on its cpu unit beside
+ * the PMU's. */
+static void table_from_session_takes_interval_counts(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/dpmu_trace_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, two_cores, sizeof two_cores - 1), (ssize_t)(sizeof two_cores - 1));
+	close(fd);
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	struct dpmu_backend *b = NULL;
+	struct dpmu_sim_options so = {.profile = NULL, .trace = path};
+	assert_int_equal(dpmu_sim_create(&so, &b, &err), 0);
+	static struct dpmu_mon_events ev;
+	assert_int_equal(dpmu_mon_events_parse("inst_retired,amu/CPU_CYCLES/,l3d_cache", b->profile,
+					       b->cores, &ev, &err), 0);
+	struct dpmu_an_table t;
+	dpmu_an_table_init(&t);
+	struct interval_ctx x = {&t, b->profile, 0};
+	/* 1 ns: an interval ends at every poll, so the run has several */
+	struct dpmu_mon_options mo = {.interval_ns = 1, .on_interval = interval_sample, .ctx = &x};
+	struct dpmu_mon_session *s = NULL;
+	assert_int_equal(dpmu_mon_session_create_opts(b->drv, b->profile, &ev, b->cores, &mo, &s,
+						      &err), 0);
+	assert_int_equal(dpmu_mon_run(s, b, &err), 0);
+	assert_true(t.nsamples >= 2);
+	assert_int_equal(t.nsamples, dpmu_mon_session_intervals(s));
+	assert_true(x.checked > 0);
+	for (size_t i = 0; i < t.nsamples; i++) {
+		const struct dpmu_an_sample *sm = &t.samples[i];
+		if (i > 0)
+			assert_int_equal(sm->start_ns,
+					 t.samples[i - 1].start_ns + t.samples[i - 1].length_ns);
+		const struct dpmu_an_unit *u0 = dpmu_an_unit_find(sm, "cpu0");
+		assert_non_null(u0);
+		assert_non_null(dpmu_an_count_find(u0, "amu:CPU_CYCLES"));
+		assert_non_null(dpmu_an_count_find(u0, "INST_RETIRED"));
+		assert_null(dpmu_an_count_find(u0, "L3D_CACHE"));
+		assert_non_null(dpmu_an_count_find(dpmu_an_unit_find(sm, "cluster0"), "L3D_CACHE"));
+	}
+	assert_int_equal(dpmu_an_table_end_ns(&t), b->ops->time_ns(b));
+
+	dpmu_an_table_free(&t);
+	dpmu_mon_session_destroy(s);
+	dpmu_backend_destroy(b);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(thousands_separators_like_perf),
+		cmocka_unit_test(estimates_round_to_nearest_up_to_2_64),
 		cmocka_unit_test(text_table_prints_like_perf_stat),
 		cmocka_unit_test(text_table_appends_firing_advice),
 		cmocka_unit_test(csv_has_perfs_columns_and_parses_back),
@@ -536,6 +782,8 @@ int main(void)
 		cmocka_unit_test(svg_is_well_formed_and_has_every_series),
 		cmocka_unit_test(svg_panel_says_why_a_metric_is_not_available),
 		cmocka_unit_test(table_from_a_monitor_session),
+		cmocka_unit_test(aggregate_per_type_cluster_and_system),
+		cmocka_unit_test(table_from_session_takes_interval_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -565,6 +566,246 @@ static void test_load_from_file_and_bad_names(void **state)
 	assert_null(p);
 }
 
+/* ---- deriving a profile from a base ------------------------------------- */
+
+/* Every field the loader fills, one by one (a failure names the field),
+ * then the whole struct: a field added later is compared too. */
+#define SAME(f) assert_memory_equal(&a->f, &b->f, sizeof a->f)
+static void same_cache(const struct dpmu_cache_params *a, const struct dpmu_cache_params *b)
+{
+	SAME(size), SAME(ways), SAME(line), SAME(latency), SAME(replacement), SAME(prefetch);
+}
+
+static void same_tlb(const struct dpmu_tlb_params *a, const struct dpmu_tlb_params *b)
+{
+	SAME(entries), SAME(ways), SAME(latency);
+}
+
+static void same_type(const struct dpmu_core_type *a, const struct dpmu_core_type *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_string_equal(a->catalog, b->catalog);
+	SAME(midr), SAME(freq_hz), SAME(pmu_counters), SAME(pmuv3p5), SAME(pmcr_idcode);
+	SAME(n_events), SAME(events), SAME(amu_group0), SAME(amu_group0_events);
+	SAME(amu_group1), SAME(amu_n_selectable), SAME(amu_selectable);
+	same_cache(&a->l1i, &b->l1i);
+	same_cache(&a->l1d, &b->l1d);
+	same_cache(&a->l2, &b->l2);
+	same_tlb(&a->l1itlb, &b->l1itlb);
+	same_tlb(&a->l1dtlb, &b->l1dtlb);
+	same_tlb(&a->l2tlb, &b->l2tlb);
+	SAME(page_size), SAME(walk_latency);
+	SAME(bp.kind), SAME(bp.entries), SAME(bp.history_bits), SAME(bp.btb_entries);
+	SAME(bp.ras_entries);
+	SAME(pipeline.issue_width), SAME(pipeline.base_cpi_milli);
+	SAME(pipeline.mispredict_penalty), SAME(pipeline.mlp);
+}
+
+static void same_cluster(const struct dpmu_cluster_params *a, const struct dpmu_cluster_params *b)
+{
+	SAME(ncores), SAME(core_type), SAME(freq_hz), SAME(numbering);
+	assert_string_equal(a->catalog, b->catalog);
+	SAME(pmu_counters), SAME(counters64), SAME(n_events), SAME(events);
+	same_cache(&a->l3, &b->l3);
+	SAME(snoop_filter_entries), SAME(snoop_latency);
+}
+
+static void same_profile(const struct dpmu_profile *a, const struct dpmu_profile *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_string_equal(a->description, b->description);
+	SAME(n_core_types), SAME(nclusters), SAME(const_freq_hz), SAME(timer_freq_hz);
+	SAME(snapshot_latency), SAME(bus_latency), SAME(dram_latency), SAME(dram_bandwidth);
+	SAME(bus_width);
+	for (unsigned i = 0; i < DPMU_MAX_CORE_TYPES; i++)
+		same_type(&a->core_types[i], &b->core_types[i]);
+	for (unsigned i = 0; i < DPMU_MAX_CLUSTERS; i++)
+		same_cluster(&a->clusters[i], &b->clusters[i]);
+	assert_memory_equal(a, b, sizeof *a);
+}
+#undef SAME
+
+/* a75x4-a55x4-dsu120 is the default with the DSU-120 catalog: derived from
+ * it, it loads to what the full copy it replaced loaded to. */
+static void test_dsu120_derives_from_the_default(void **state)
+{
+	(void)state;
+	json_t *root = default_tree();
+	mutate(root, "name", json_string("a75x4-a55x4-dsu120"));
+	mutate(root, "description", json_string("The default cluster with the seed's DSU-120 "
+						"cluster-PMU event numbering (0x4000 range)"));
+	mutate(root, "clusters[0].pmu.catalog", json_string("dsu-120"));
+	struct dpmu_profile *full = parse_ok(root);
+	struct dpmu_profile *derived = load_ok("a75x4-a55x4-dsu120");
+	same_profile(derived, full);
+	dpmu_profile_free(full);
+	dpmu_profile_free(derived);
+	const struct dpmu_embedded_file *f = dpmu_embedded_find("profiles/a75x4-a55x4-dsu120.json");
+	assert_non_null(f);
+	assert_non_null(strstr(f->data, "\"base\": \"a75x4-a55x4\""));
+}
+
+static char *write_file(const char *dir, const char *name, const char *text)
+{
+	static char path[8][256];
+	static unsigned next;
+	char *p = path[next++ % 8];
+	snprintf(p, sizeof path[0], "%s/%s", dir, name);
+	FILE *o = fopen(p, "w");
+	assert_non_null(o);
+	fputs(text, o);
+	fclose(o);
+	return p;
+}
+
+static void expect_load_fails(const char *path, int code, const char *needle)
+{
+	struct dpmu_profile *p = (struct dpmu_profile *)1;
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	int rc = dpmu_profile_load(path, &p, &err);
+	if (rc == 0 || !strstr(err.msg, needle))
+		fail_msg("%s: rc %d msg '%s'; want %d and '%s'", path, rc, err.msg, code, needle);
+	assert_int_equal(rc, code);
+	assert_null(p);
+}
+
+/* The merge rules of docs/profiles.md: objects key by key, arrays of
+ * objects element by element (extra elements added), null removes a key,
+ * any other value replaces; name and description are not inherited; a
+ * relative base is found beside the file that names it. */
+static void test_base_overrides_merge_key_by_key(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/dpmu-base-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sub[64];
+	snprintf(sub, sizeof sub, "%s/sub", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file(dir, "mid.json",
+		   "{\"base\": \"a75x4-a55x4\", \"description\": \"mid\",\n"
+		   " \"core_types\": [{}, {\"l2\": {\"size\": \"256KiB\"}, \"amu\": null}],\n"
+		   " \"amu_const_freq\": null, \"memory\": {\"bus_width\": 32}}");
+	char *top = write_file(sub, "top.json",
+		   "{\"base\": \"../mid.json\",\n"
+		   " \"core_types\": [{\"pmu\": {\"events\": [\"CPU_CYCLES\", \"INST_RETIRED\"]}}],\n"
+		   " \"clusters\": [{\"freq\": \"2GHz\", \"cores\": [{}, {\"count\": 2}]},\n"
+		   "   {\"cores\": [{\"type\": \"Cortex-A75\", \"count\": 2}], \"freq\": \"1GHz\",\n"
+		   "    \"pmu\": {\"catalog\": \"dsu\", \"counters\": 4},\n"
+		   "    \"l3\": {\"size\": \"1MiB\", \"ways\": 16, \"line\": 64, \"latency\": 20},\n"
+		   "    \"snoop_filter\": {\"entries\": 4096, \"latency\": 20}}]}");
+	struct dpmu_profile *p = load_ok(top);
+	struct dpmu_profile *d = load_ok(DPMU_PROFILE_DEFAULT);
+	assert_string_equal(p->name, "top");      /* from the file name, not the base's */
+	assert_string_equal(p->description, ""); /* not inherited */
+	assert_int_equal(p->const_freq_hz, p->timer_freq_hz); /* null: the key's default */
+	assert_int_equal(p->bus_width, 32);
+	assert_int_equal(p->bus_latency, d->bus_latency);
+	assert_int_equal(p->core_types[1].l2.size, 256u << 10);
+	assert_int_equal(p->core_types[1].l2.ways, d->core_types[1].l2.ways);
+	assert_int_equal(p->core_types[1].amu_group0, 0);
+	assert_int_equal(p->core_types[0].amu_group0, d->core_types[0].amu_group0);
+	assert_int_equal(p->core_types[0].n_events, 2); /* a list replaces the base's */
+	assert_int_equal(p->core_types[0].l1d.size, d->core_types[0].l1d.size);
+	assert_int_equal(p->nclusters, 2);
+	assert_int_equal(p->clusters[0].freq_hz, 2000000000ull);
+	assert_int_equal(p->clusters[0].ncores, 4 + 2); /* cores[1].count 4 -> 2 */
+	assert_string_equal(p->clusters[0].catalog, "dsu");
+	assert_int_equal(p->clusters[1].ncores, 2);
+	assert_int_equal(p->clusters[1].pmu_counters, 4);
+	dpmu_profile_free(d);
+	dpmu_profile_free(p);
+
+	/* dpmu_profile_parse finds a relative base beside source_name */
+	struct dpmu_err err;
+	char src[128];
+	snprintf(src, sizeof src, "%s/inline.json", sub);
+	assert_int_equal(dpmu_profile_parse("{\"base\": \"../mid.json\"}", src, &p, &err), 0);
+	assert_string_equal(p->name, "inline");
+	assert_int_equal(p->bus_width, 32);
+	dpmu_profile_free(p);
+
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A base that is missing, is not a name, is not an object, or leads back to
+ * the profile is refused with the profile, the key and the base named. */
+static void test_bad_bases_are_named(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/dpmu-base-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char want[512];
+
+	char *p = write_file(dir, "a.json", "{\"base\": \"a75x4\"}");
+	snprintf(want, sizeof want, "%s: base: no built-in profile 'a75x4' (built-in: "
+				    "a75x4-a55x4, a75x4-a55x4-dsu120", p);
+	expect_load_fails(p, DPMU_ENOENT, want);
+
+	p = write_file(dir, "b.json", "{\"base\": \"gone.json\"}");
+	snprintf(want, sizeof want, "%s: base: %s/gone.json: cannot open", p, dir);
+	expect_load_fails(p, DPMU_ENOENT, want);
+
+	p = write_file(dir, "c.json", "{\"base\": \"./c.json\"}");
+	snprintf(want, sizeof want, "%s: base: './c.json' is already in the base chain (%s -> "
+				    "%s/./c.json)", p, p, dir);
+	expect_load_fails(p, DPMU_EINVAL, want);
+
+	/* a cycle through two files, the second spelling the first another way */
+	write_file(dir, "d.json", "{\"base\": \"e.json\", \"timer_freq\": \"1GHz\"}");
+	const char *leaf = strrchr(dir, '/') + 1;
+	char text[128];
+	snprintf(text, sizeof text, "{\"base\": \"../%s/d.json\"}", leaf);
+	p = write_file(dir, "e.json", text);
+	char d[256];
+	snprintf(d, sizeof d, "%s/d.json", dir);
+	snprintf(want, sizeof want, "%s: base: '../%s/d.json' is already in the base chain (%s -> %s"
+				    " -> %s/../%s/d.json)", p, leaf, d, p, dir, leaf);
+	expect_load_fails(d, DPMU_EINVAL, want);
+
+	p = write_file(dir, "f.json", "{\"base\": [\"a75x4-a55x4\"]}");
+	snprintf(want, sizeof want, "%s: base: must name a built-in profile or a profile file, got "
+				    "an array", p);
+	expect_load_fails(p, DPMU_EINVAL, want);
+	p = write_file(dir, "g.json", "{\"base\": \"\"}");
+	expect_load_fails(p, DPMU_EINVAL, "base: must name a built-in profile or a profile file, "
+					  "got an empty string");
+
+	char *arr = write_file(dir, "arr.json", "[1, 2]");
+	p = write_file(dir, "h.json", "{\"base\": \"arr.json\"}");
+	snprintf(want, sizeof want, "%s: must be an object, got an array", arr);
+	expect_load_fails(p, DPMU_EINVAL, want);
+
+	/* a base's own syntax error names the base */
+	char *bad = write_file(dir, "bad.json", "{\"timer_freq\": }");
+	p = write_file(dir, "i.json", "{\"base\": \"bad.json\"}");
+	snprintf(want, sizeof want, "%s:1:16: JSON syntax error", bad);
+	expect_load_fails(p, DPMU_EINVAL, want);
+
+	/* nine profiles deep: each names the next */
+	for (int i = 0; i < 9; i++) {
+		char name[32], body[64];
+		snprintf(name, sizeof name, "deep%d.json", i);
+		snprintf(body, sizeof body, "{\"base\": \"deep%d.json\"}", i + 1);
+		write_file(dir, name, body);
+	}
+	write_file(dir, "deep9.json", "{\"base\": \"a75x4-a55x4\"}");
+	snprintf(d, sizeof d, "%s/deep0.json", dir);
+	expect_load_fails(d, DPMU_ERANGE, "base: more than 8 profiles in the base chain");
+	snprintf(d, sizeof d, "%s/deep2.json", dir); /* deep2 .. deep9 and the built-in */
+	expect_load_fails(d, DPMU_ERANGE, "base: more than 8 profiles in the base chain");
+	snprintf(d, sizeof d, "%s/deep3.json", dir); /* 8: fine */
+	struct dpmu_profile *ok = load_ok(d);
+	assert_string_equal(ok->name, "deep3");
+	dpmu_profile_free(ok);
+
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -583,6 +824,9 @@ int main(void)
 		cmocka_unit_test(test_default_implements_its_catalogs),
 		cmocka_unit_test(test_mpidr_dynamiq_layout),
 		cmocka_unit_test(test_load_from_file_and_bad_names),
+		cmocka_unit_test(test_dsu120_derives_from_the_default),
+		cmocka_unit_test(test_base_overrides_merge_key_by_key),
+		cmocka_unit_test(test_bad_bases_are_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

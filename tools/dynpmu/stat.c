@@ -261,92 +261,28 @@ struct stat_ctx {
 	struct dpmu_an_table *t;
 };
 
-static int count_of(const struct dpmu_mon_session *s, bool interval, unsigned i, unsigned unit,
-		    struct dpmu_mon_count *c)
-{
-	return interval ? dpmu_mon_interval_count(s, i, unit, c) : dpmu_mon_count_on(s, i, unit, c);
-}
-
 /* One sample: a unit per measured core (core PMU and AMU counts) and per
  * cluster, then the aggregation the options ask for. */
 static int add_sample(struct stat_ctx *x, const struct dpmu_mon_session *s, bool interval,
 		      uint64_t t0, uint64_t t1, struct dpmu_err *err)
 {
 	const struct dpmu_profile *p = x->p;
-	const struct dpmu_mon_events *ev = dpmu_mon_session_events(s);
-	struct dpmu_an_sample *smp;
-	int rc = dpmu_an_sample_add(x->t, t0, t1 - t0, &smp, err);
-	uint64_t cores = dpmu_mon_session_cores(s), clusters = dpmu_mon_session_clusters(s);
-	for (unsigned core = 0; !rc && core < 64; core++) {
-		if (!(cores >> core & 1))
-			continue;
-		unsigned cl, idx;
-		const struct dpmu_core_type *ct = dpmu_profile_core(p, core, &cl, &idx);
-		char name[DPMU_NAME_MAX];
-		snprintf(name, sizeof name, "cpu%u", core);
-		struct dpmu_an_unit *u;
-		rc = dpmu_an_unit_add(smp, DPMU_AN_CPU, core, name, ct ? ct->freq_hz : 0, &u, err);
-		if (rc)
-			break;
-		u->little = ct && dpmu_an_is_little(p, (unsigned)(ct - p->core_types));
-		u->line_bytes = ct ? ct->l1d.line : 0;
-		u->bus_bytes = p->bus_width;
-		for (unsigned i = 0; !rc && i < ev->n; i++) {
-			struct dpmu_mon_count c;
-			if (ev->ev[i].target == DPMU_MON_CLUSTER ||
-			    dpmu_an_count_find(u, ev->ev[i].name) || count_of(s, interval, i, core, &c))
-				continue;
-			rc = dpmu_an_count_add(u, ev->ev[i].name, c.supported, c.value, c.enabled_ns,
-					       c.running_ns, err);
-		}
-	}
-	for (unsigned cl = 0; !rc && cl < 64 && cl < p->nclusters; cl++) {
-		if (!(clusters >> cl & 1))
-			continue;
-		char name[DPMU_NAME_MAX];
-		snprintf(name, sizeof name, "cluster%u", cl);
-		struct dpmu_an_unit *u;
-		rc = dpmu_an_unit_add(smp, DPMU_AN_CLUSTER, cl, name, p->clusters[cl].freq_hz, &u, err);
-		if (rc)
-			break;
-		u->little = p->clusters[cl].ncores > 0;
-		for (unsigned k = 0; k < p->clusters[cl].ncores; k++)
-			u->little = u->little && dpmu_an_is_little(p, p->clusters[cl].core_type[k]);
-		u->line_bytes = p->clusters[cl].l3.line;
-		u->bus_bytes = p->bus_width;
-		for (unsigned i = 0; !rc && i < ev->n; i++) {
-			struct dpmu_mon_count c;
-			if (ev->ev[i].target != DPMU_MON_CLUSTER ||
-			    dpmu_an_count_find(u, ev->ev[i].name) || count_of(s, interval, i, cl, &c))
-				continue;
-			rc = dpmu_an_count_add(u, ev->ev[i].name, c.supported, c.value, c.enabled_ns,
-					       c.running_ns, err);
-		}
-	}
+	int rc = dpmu_an_table_from_session(x->t, s, p,
+					    interval ? DPMU_AN_INTERVAL_COUNTS : DPMU_AN_RUN_COUNTS,
+					    t0, t1 - t0, err);
 	if (rc)
 		return rc;
+	struct dpmu_an_sample *smp = &x->t->samples[x->t->nsamples - 1];
 	const struct dpmu_stat_opts *o = x->o;
-	/* --per-cluster: each cluster's row adds its cores' counts. */
-	if (o->per_cluster) {
-		for (size_t ui = 0; ui < smp->nunits; ui++) {
-			if (smp->units[ui].kind != DPMU_AN_CLUSTER)
-				continue;
-			for (size_t ci = 0; ci < smp->nunits; ci++) {
-				const struct dpmu_an_unit *cu = &smp->units[ci];
-				unsigned cl = 0, idx;
-				if (cu->kind != DPMU_AN_CPU || !dpmu_profile_core(p, cu->index, &cl, &idx) ||
-				    cl != smp->units[ui].index)
-					continue;
-				for (size_t k = 0; !rc && k < cu->ncounts; k++)
-					rc = dpmu_an_count_accumulate(&smp->units[ui], &cu->counts[k],
-								      err);
-			}
-		}
-	} else if (!o->per_unit) {
-		rc = dpmu_an_sample_aggregate(smp, p, o->per_type, !o->per_type, err);
+	/* --per-cluster fills the cluster rows, also beside -A's cpu rows */
+	if (o->per_cluster || !o->per_unit) {
+		unsigned what = o->per_cluster ? DPMU_AN_AGG_CLUSTER
+				: o->per_type  ? DPMU_AN_AGG_CORE_TYPE
+					       : DPMU_AN_AGG_SYSTEM;
+		rc = dpmu_an_sample_aggregate(smp, p, what, err);
+		if (rc)
+			return rc;
 	}
-	if (rc)
-		return rc;
 	/* Keep the rows of the aggregation asked for. */
 	size_t kept = 0;
 	for (size_t ui = 0; ui < smp->nunits; ui++) {

@@ -38,6 +38,17 @@ run 0 "$DYNPMU" stat --trace "$W/w.trace" -x, -e inst_retired,cycles,l3d_cache
 total=$(awk -F, '$3 == "CPU_CYCLES" { print $1 }' "$tmp/out")
 [ "$csum" = "$total" ] || fail "interval CPU_CYCLES sum $csum, total $total"
 
+# -I with -A when a core lags the others in simulated time: its last batch
+# arrives at the stop, after the last interval ended at the same time, and
+# still lands in an interval (the two-core trace in tests: cpu0 retires 4,
+# cpu5 retires 5).
+run 0 "$DYNPMU" stat --trace "$DPMU_SOURCE_DIR/tests/integration/traces/two_cores.trace" -x, \
+	-e inst_retired -A -I 0.0001
+for c in cpu0:4 cpu5:5; do
+	got=$(awk -F, -v u="${c%%:*}" '$2 == u && $5 == "INST_RETIRED" { s += $3 } END { print s + 0 }' "$tmp/out")
+	[ "$got" = "${c#*:}" ] || fail "${c%%:*}: intervals sum to $got INST_RETIRED, the run has ${c#*:}: $(cat "$tmp/out")"
+done
+
 # Aggregation: per core, per core type, per cluster, system.
 run 0 "$DYNPMU" stat --trace "$W/two.trace" -x, -e inst_retired -A
 has out "cpu0,20000,,INST_RETIRED"

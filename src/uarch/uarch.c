@@ -24,6 +24,10 @@
 
 __extension__ typedef unsigned __int128 dpmu_u128;
 
+/* Translated blocks' held-back class events (the end of this file). */
+static void core_fold(struct dpmu_ucore *c);
+static void block_detach(struct dpmu_ublock *b);
+
 static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
 {
 	uint64_t p;
@@ -266,6 +270,10 @@ void dpmu_uarch_destroy(struct dpmu_uarch *u)
 {
 	if (!u)
 		return;
+	/* Blocks that outlive the engine must not add their counts to it. */
+	for (unsigned i = 0; i < u->ncores; i++)
+		for (uint32_t k = 0; k < u->cores[i].nowned; k++)
+			block_detach(u->cores[i].owned[k]);
 	for (unsigned i = 0; i < u->ncores; i++)
 		core_free(&u->cores[i]);
 	for (unsigned i = 0; i < u->nclusters; i++)
@@ -443,6 +451,9 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
 	c->batch_left = u->batch;
+	/* The class events of the blocks run since the last delivery. */
+	if (c->nowned)
+		core_fold(c);
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	/* A flush of every core (each monitor tick) finds most cores idle:
@@ -821,6 +832,10 @@ struct dpmu_ublock {
 	struct dpmu_insn *insn; /* the instructions; an execution's fields are
 				 * written in before it retires */
 	struct dpmu_insn *branch; /* the last instruction if a branch, else NULL */
+	/* Executions on `owner` whose class events are not yet in its pend[]
+	 * (owner NULL: none); the block is owner->owned[slot]. */
+	struct dpmu_ucore *owner;
+	uint32_t runs, slot;
 };
 
 /* Whether instruction i of a block may start a new fetch line. */
@@ -890,13 +905,68 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	return 0;
 }
 
+/* Add `runs` executions' class events of b to its owner's counts (as the
+ * runs would have, one by one) and forget them. */
+static void block_fold(struct dpmu_ublock *b)
+{
+	char *base = (char *)b->owner;
+	const uint64_t k = b->runs;
+	for (uint32_t e = 0; e < b->nev; e++)
+		*(uint64_t *)(base + b->ev[e].off) += k * b->ev[e].n;
+	b->runs = 0;
+	b->owner = NULL;
+}
+
+/* Every block a core holds, before its counts are read. */
+static void core_fold(struct dpmu_ucore *c)
+{
+	for (uint32_t k = 0; k < c->nowned; k++)
+		block_fold(c->owned[k]);
+	c->nowned = 0;
+}
+
+/* Fold b's counts into its owner and take it off the owner's list. */
+static void block_release(struct dpmu_ublock *b)
+{
+	struct dpmu_ucore *o = b->owner;
+	uint32_t s = b->slot;
+	block_fold(b);
+	struct dpmu_ublock *last = o->owned[--o->nowned];
+	o->owned[s] = last;
+	last->slot = s;
+}
+
+/* The engine that held b is going: its counts go nowhere. */
+static void block_detach(struct dpmu_ublock *b)
+{
+	b->owner = NULL;
+	b->runs = 0;
+}
+
+/* b's executions on c are counted in b from now (b had none on c). */
+static __attribute__((noinline)) void block_adopt(struct dpmu_ucore *c, struct dpmu_ublock *b)
+{
+	if (b->owner)
+		block_release(b); /* run by another core since its delivery */
+	if (c->nowned == DPMU_UCORE_OWNED)
+		core_fold(c);
+	b->owner = c;
+	b->slot = c->nowned;
+	c->owned[c->nowned++] = b;
+}
+
 void dpmu_ublock_destroy(struct dpmu_ublock *b)
 {
+	if (!b)
+		return;
+	/* Counts not yet delivered still belong to the core that ran it. */
+	if (b->owner)
+		block_release(b);
 	free(b);
 }
 
-/* A delivery point inside the block, or input the per-instruction path
- * reports: one by one (out of line, so the common path stays small). */
+/* Input the per-instruction path reports: one by one (out of line, so
+ * the common path stays small). */
 static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsigned core,
 						     struct dpmu_ublock *b, const uint64_t *addr)
 {
@@ -904,6 +974,37 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
 		if (b->insn[i].kind == DPMU_INSN_LOAD || b->insn[i].kind == DPMU_INSN_STORE)
 			b->insn[i].addr = addr[i];
 	dpmu_uarch_retire(u, core, b->insn, b->n);
+}
+
+/* A block with a delivery point inside: its steps up to each delivery
+ * point, then the class events of the instructions before it, so each
+ * delivery gets what it would one by one (the class events of a part of
+ * the block are not in the summary's totals). A delivery changes no
+ * clock, so the work clock is the block's start + i x CPI throughout. */
+static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						      struct dpmu_ublock *b, const uint64_t *addr)
+{
+	const uint32_t mlp = core_mlp(c);
+	const uint32_t cpi = c->cpi_milli;
+	const uint64_t work0 = c->work_milli;
+	const uint32_t n = b->n, nstep = b->nstep;
+	uint32_t k = 0;
+	for (uint32_t lo = 0; lo < n;) {
+		uint32_t hi = n - lo <= c->batch_left ? n : lo + c->batch_left;
+		for (; k < nstep && (b->step[k] & STEP_INDEX) < hi; k++) {
+			uint32_t st = b->step[k], i = st & STEP_INDEX;
+			struct dpmu_insn *in = &b->insn[i];
+			if (st & STEP_MEM)
+				in->addr = addr[i];
+			c->work_milli = work0 + (uint64_t)i * cpi;
+			insn_dynamic(u, c, in, cpi, mlp, st & STEP_FETCH, st & STEP_STREX);
+		}
+		c->work_milli = work0 + (uint64_t)hi * cpi;
+		for (uint32_t i = lo; i < hi; i++)
+			class_events(c->pend, c->ipend, &b->insn[i]);
+		retired(u, c, hi - lo);
+		lo = hi;
+	}
 }
 
 void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
@@ -918,20 +1019,22 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	}
 	if (b->branch)
 		dpmu_insn_branch_to(b->branch, next_pc);
-	if (core >= u->ncores || b->n > u->cores[core].batch_left ||
-	    u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
+	if (core >= u->ncores || u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
 		run_block_slow(u, core, b, addr);
 		return;
 	}
 	struct dpmu_ucore *c = &u->cores[core];
+	if (b->n > c->batch_left) {
+		run_block_split(u, c, b, addr);
+		return;
+	}
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
 	/* locals: the stores into the core's counts below may alias b */
-	const uint32_t n = b->n, nstep = b->nstep, nev = b->nev;
+	const uint32_t n = b->n, nstep = b->nstep;
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
-	const struct dpmu_ublock_ev *ev = b->ev;
 	for (uint32_t k = 0; k < nstep; k++) {
 		uint32_t st = step[k], i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
@@ -944,9 +1047,10 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			insn_dynamic(u, c, in, cpi, mlp, false, st & STEP_STREX);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
-	char *base = (char *)c;
-	for (uint32_t k = 0; k < nev; k++)
-		*(uint64_t *)(base + ev[k].off) += ev[k].n;
+	/* The class events wait for the delivery (block_fold). */
+	if (b->owner != c)
+		block_adopt(c, b);
+	b->runs++;
 	retired(u, c, n);
 }
 

@@ -356,6 +356,10 @@ struct dpmu_live {
 	bool to_obs;
 };
 
+/* Block summaries a core holds with counts not yet added (a batch of 256
+ * instructions runs fewer distinct blocks than that). */
+#define DPMU_UCORE_OWNED 128
+
 struct dpmu_ucore {
 	unsigned id, cluster;
 	const struct dpmu_core_type *type;
@@ -404,6 +408,14 @@ struct dpmu_ucore {
 	bool live_ok;
 	uint64_t live_gen;
 	uint64_t flush_work, flush_stall; /* the clock at the last full flush */
+
+	/* Block summaries this core ran since its last delivery whose class
+	 * events are not yet in pend[] (each keeps its run count): they are
+	 * added at delivery, run count x totals, since nothing reads pend[]
+	 * before. A full list is added early; a block another core runs, or
+	 * one destroyed, is added at once. */
+	struct dpmu_ublock *owned[DPMU_UCORE_OWNED];
+	uint32_t nowned;
 };
 
 #define DPMU_DRAM_EPOCHS 256

@@ -664,6 +664,57 @@ static inline uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *i
 	return c->type->pipeline.mispredict_penalty;
 }
 
+/* The L1I (and ITLB) is looked up when the fetch leaves the line of the
+ * previous instruction; returns the front-end stall. */
+static inline uint64_t fetch_line(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
+{
+	uint64_t fblk = pc >> c->l1i.set.shift;
+	if (fblk == c->last_fetch_blk)
+		return 0;
+	c->last_fetch_blk = fblk;
+	uint32_t f = dpmu_mem_fetch(u, c, pc);
+	c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
+	c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
+	return f;
+}
+
+/* A store's wait for DRAM bandwidth: a full store buffer stalls, the wait
+ * is not overlapped. */
+static inline void store_stall(struct dpmu_ucore *c, uint32_t bw)
+{
+	c->pend[DPMU_UEV_STALL_BACKEND] += bw;
+	c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
+	c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
+	c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
+	c->stall_cycles += bw;
+}
+
+static inline void front_stall(struct dpmu_ucore *c, uint64_t fe)
+{
+	c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
+	c->stall_cycles += fe;
+}
+
+/* A load's wait beyond the L1D hit: misses overlap up to the memory-level
+ * parallelism; translation and cache waits are kept apart so the split
+ * events add up exactly. */
+static inline void load_stall(struct dpmu_ucore *c, uint32_t be, uint32_t mlp)
+{
+	uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
+	c->rem_ld_tlb += t;
+	c->rem_ld_cache += be - t;
+	uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
+	c->rem_ld_tlb -= qt * mlp;
+	c->rem_ld_cache -= qc * mlp;
+	c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
+	/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
+	c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
+	c->stall_cycles += qt + qc;
+}
+
 /* Everything of one retired instruction but its class events: the fetch
  * when it leaves the previous instruction's line, its issue on the work
  * clock, its memory access or branch, and the stalls they cause. The
@@ -673,19 +724,12 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp, bool fetch,
 				bool strex)
 {
-	uint64_t fe = 0, be = 0;
-	uint32_t bw = 0;
+	uint64_t fe = 0;
+	uint32_t bw = 0, be = 0;
 
-	/* The L1I (and ITLB) is looked up when the fetch leaves the line of
-	 * the previous instruction (`fetch` false: it cannot have). */
-	uint64_t fblk = in->pc >> c->l1i.set.shift;
-	if (fetch && fblk != c->last_fetch_blk) {
-		c->last_fetch_blk = fblk;
-		uint32_t f = dpmu_mem_fetch(u, c, in->pc);
-		c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
-		c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
-		fe += f;
-	}
+	/* `fetch` false: the fetch cannot have left the previous line. */
+	if (fetch)
+		fe = fetch_line(u, c, in->pc);
 	/* Memory timing reads the core's clock: it includes this
 	 * instruction's issue. */
 	c->work_milli += cpi;
@@ -696,14 +740,8 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		break;
 	case DPMU_INSN_STORE:
 		dpmu_mem_op(u, c, in, true, &bw);
-		/* A full store buffer stalls: the wait is not overlapped. */
-		if (bw) {
-			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
-			c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
-			c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
-			c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
-			c->stall_cycles += bw;
-		}
+		if (bw)
+			store_stall(c, bw);
 		break;
 	case DPMU_INSN_BRANCH:
 		fe += branch_op(c, in);
@@ -714,28 +752,10 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 	if (strex)
 		strex_event(c, in);
 
-	if (fe) {
-		c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
-		c->stall_cycles += fe;
-	}
-	if (be) {
-		/* Misses overlap up to the memory-level parallelism;
-		 * translation and cache waits are kept apart so the
-		 * split events add up exactly. */
-		uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
-		c->rem_ld_tlb += t;
-		c->rem_ld_cache += be - t;
-		uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
-		c->rem_ld_tlb -= qt * mlp;
-		c->rem_ld_cache -= qc * mlp;
-		c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
-		/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
-		c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
-		c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
-		c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
-		c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
-		c->stall_cycles += qt + qc;
-	}
+	if (fe)
+		front_stall(c, fe);
+	if (be)
+		load_stall(c, be, mlp);
 }
 
 static inline uint32_t core_mlp(const struct dpmu_ucore *c)
@@ -815,12 +835,16 @@ struct dpmu_ublock_ev {
 };
 
 /* A step: an instruction index, whether its fetch line may differ from
- * the previous instruction's, whether it is a load or store, whether a
- * store-exclusive. STEP_SOME only while a summary is built: "a step". */
+ * the previous instruction's, and what else it does, decided once when the
+ * summary is built so an execution tests nothing of the instruction: only
+ * the fetch (STEP_NONE), a load, a store, a branch, or anything else
+ * (a store-exclusive: the per-instruction code). STEP_SOME only while a
+ * summary is built: "a step". */
 #define STEP_FETCH (1u << 31)
-#define STEP_MEM (1u << 30)
-#define STEP_STREX (1u << 29)
-#define STEP_SOME (1u << 28)
+#define STEP_OP_SHIFT 28
+#define STEP_OP(st) (((st) >> STEP_OP_SHIFT) & 7u)
+enum { STEP_NONE, STEP_LOAD, STEP_STORE, STEP_BRANCH, STEP_OTHER };
+#define STEP_SOME (1u << 27)
 #define STEP_INDEX (STEP_SOME - 1)
 
 struct dpmu_ublock {
@@ -854,11 +878,13 @@ static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i)
 {
 	const struct dpmu_insn *in = &insns[i];
 	bool f = new_fetch_line(insns, i);
-	bool mem = in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE;
-	bool strex = in->flags & DPMU_IC_STREX;
-	if (f || mem || in->kind == DPMU_INSN_BRANCH || strex)
-		return i | (f ? STEP_FETCH : 0) | (mem ? STEP_MEM : 0) | (strex ? STEP_STREX : 0) |
-		       STEP_SOME;
+	uint32_t op = in->flags & DPMU_IC_STREX	     ? STEP_OTHER
+		      : in->kind == DPMU_INSN_LOAD   ? STEP_LOAD
+		      : in->kind == DPMU_INSN_STORE  ? STEP_STORE
+		      : in->kind == DPMU_INSN_BRANCH ? STEP_BRANCH
+						     : STEP_NONE;
+	if (f || op != STEP_NONE)
+		return i | (f ? STEP_FETCH : 0) | op << STEP_OP_SHIFT | STEP_SOME;
 	return 0;
 }
 
@@ -994,10 +1020,10 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 		for (; k < nstep && (b->step[k] & STEP_INDEX) < hi; k++) {
 			uint32_t st = b->step[k], i = st & STEP_INDEX;
 			struct dpmu_insn *in = &b->insn[i];
-			if (st & STEP_MEM)
+			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 				in->addr = addr[i];
 			c->work_milli = work0 + (uint64_t)i * cpi;
-			insn_dynamic(u, c, in, cpi, mlp, st & STEP_FETCH, st & STEP_STREX);
+			insn_dynamic(u, c, in, cpi, mlp, st & STEP_FETCH, in->flags & DPMU_IC_STREX);
 		}
 		c->work_milli = work0 + (uint64_t)hi * cpi;
 		for (uint32_t i = lo; i < hi; i++)
@@ -1035,16 +1061,49 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	const uint32_t n = b->n, nstep = b->nstep;
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
+	/* insn_dynamic by step kind: the same work in the same order (the
+	 * fetch, the issue, the access or branch, then the stalls) */
 	for (uint32_t k = 0; k < nstep; k++) {
 		uint32_t st = step[k], i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
-		if (st & STEP_MEM)
+		const uint64_t w = work0 + (uint64_t)i * cpi;
+		uint64_t fe = 0;
+		if (st & STEP_FETCH) {
+			c->work_milli = w;
+			fe = fetch_line(u, c, in->pc);
+		}
+		c->work_milli = w + cpi;
+		switch (STEP_OP(st)) {
+		case STEP_LOAD: {
+			uint32_t bw;
 			in->addr = addr[i];
-		c->work_milli = work0 + (uint64_t)i * cpi;
-		if (st & STEP_FETCH)
-			insn_dynamic(u, c, in, cpi, mlp, true, st & STEP_STREX);
-		else
-			insn_dynamic(u, c, in, cpi, mlp, false, st & STEP_STREX);
+			uint32_t be = dpmu_mem_op(u, c, in, false, &bw);
+			if (be)
+				load_stall(c, be, mlp);
+			break;
+		}
+		case STEP_STORE: {
+			uint32_t bw = 0;
+			in->addr = addr[i];
+			dpmu_mem_op(u, c, in, true, &bw);
+			if (bw)
+				store_stall(c, bw);
+			break;
+		}
+		case STEP_BRANCH:
+			fe += branch_op(c, in);
+			break;
+		case STEP_OTHER:
+			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+				in->addr = addr[i];
+			c->work_milli = w;
+			insn_dynamic(u, c, in, cpi, mlp, false, true);
+			break;
+		default:
+			break;
+		}
+		if (fe)
+			front_stall(c, fe);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	/* The class events wait for the delivery (block_fold). */

@@ -856,6 +856,13 @@ struct dpmu_ublock {
 	struct dpmu_insn *insn; /* the instructions; an execution's fields are
 				 * written in before it retires */
 	struct dpmu_insn *branch; /* the last instruction if a branch, else NULL */
+	/* Every execution starts with the fetch of instruction 0, and most
+	 * end in a branch: both are done outside the steps. first_op:
+	 * instruction 0 is a step too (its access follows the fetch); tail:
+	 * the last instruction is a branch run after the steps (TAIL_FETCH:
+	 * its fetch line may differ from the previous instruction's). */
+	bool first_op;
+	uint8_t tail;
 	/* Executions on `owner` whose class events are not yet in its pend[]
 	 * (owner NULL: none); the block is owner->owned[slot]. */
 	struct dpmu_ucore *owner;
@@ -872,17 +879,36 @@ static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i)
 	       (insns[i].pc >> UBLOCK_LINE_SHIFT) != (prev->pc >> UBLOCK_LINE_SHIFT);
 }
 
+enum { TAIL_NONE, TAIL_BRANCH, TAIL_FETCH };
+
+static uint32_t step_op(const struct dpmu_insn *in)
+{
+	return in->flags & DPMU_IC_STREX	? STEP_OTHER
+	       : in->kind == DPMU_INSN_LOAD   ? STEP_LOAD
+	       : in->kind == DPMU_INSN_STORE  ? STEP_STORE
+	       : in->kind == DPMU_INSN_BRANCH ? STEP_BRANCH
+					      : STEP_NONE;
+}
+
+/* How the last instruction of a block of n runs after the steps. */
+static uint8_t tail_of(const struct dpmu_insn *insns, uint32_t n)
+{
+	if (step_op(&insns[n - 1]) != STEP_BRANCH)
+		return TAIL_NONE;
+	/* a one-instruction block's fetch is instruction 0's */
+	return n > 1 && new_fetch_line(insns, n - 1) ? TAIL_FETCH : TAIL_BRANCH;
+}
+
 /* Whether instruction i of a block reads or changes the machine's state
- * beyond its issue and class events; 0 if not, else its step | STEP_SOME. */
-static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i)
+ * beyond its issue and class events, other than instruction 0's fetch and
+ * the tail; 0 if not, else its step | STEP_SOME. */
+static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i, uint32_t n)
 {
 	const struct dpmu_insn *in = &insns[i];
-	bool f = new_fetch_line(insns, i);
-	uint32_t op = in->flags & DPMU_IC_STREX	     ? STEP_OTHER
-		      : in->kind == DPMU_INSN_LOAD   ? STEP_LOAD
-		      : in->kind == DPMU_INSN_STORE  ? STEP_STORE
-		      : in->kind == DPMU_INSN_BRANCH ? STEP_BRANCH
-						     : STEP_NONE;
+	if (i + 1 == n && tail_of(insns, n) != TAIL_NONE)
+		return 0;
+	bool f = i > 0 && new_fetch_line(insns, i);
+	uint32_t op = step_op(in);
 	if (f || op != STEP_NONE)
 		return i | (f ? STEP_FETCH : 0) | op << STEP_OP_SHIFT | STEP_SOME;
 	return 0;
@@ -898,7 +924,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	uint32_t nstep = 0, nev = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		class_events(tot, tot + DPMU_UEV_COUNT, &insns[i]);
-		nstep += step_of(insns, i) != 0;
+		nstep += step_of(insns, i, n) != 0;
 	}
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
@@ -910,6 +936,8 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	b->insn = (struct dpmu_insn *)(b + 1);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
+	b->tail = tail_of(insns, n);
+	b->first_op = step_of(insns, 0, n) != 0;
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
@@ -923,7 +951,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 									    sizeof(uint64_t)),
 				.n = (uint32_t)tot[e]};
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t st = step_of(insns, i);
+		uint32_t st = step_of(insns, i, n);
 		if (st)
 			b->step[b->nstep++] = st & ~STEP_SOME;
 	}
@@ -1002,32 +1030,26 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
 	dpmu_uarch_retire(u, core, b->insn, b->n);
 }
 
-/* A block with a delivery point inside: its steps up to each delivery
- * point, then the class events of the instructions before it, so each
- * delivery gets what it would one by one (the class events of a part of
- * the block are not in the summary's totals). A delivery changes no
- * clock, so the work clock is the block's start + i x CPI throughout. */
+/* A block with a delivery point inside: its instructions up to each
+ * delivery point with their class events, so each delivery gets what it
+ * would one by one (the class events of a part of the block are not in
+ * the summary's totals); without dpmu_uarch_retire's checks and copies. */
 static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						      struct dpmu_ublock *b, const uint64_t *addr)
 {
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
-	const uint64_t work0 = c->work_milli;
-	const uint32_t n = b->n, nstep = b->nstep;
-	uint32_t k = 0;
+	const uint32_t n = b->n;
 	for (uint32_t lo = 0; lo < n;) {
 		uint32_t hi = n - lo <= c->batch_left ? n : lo + c->batch_left;
-		for (; k < nstep && (b->step[k] & STEP_INDEX) < hi; k++) {
-			uint32_t st = b->step[k], i = st & STEP_INDEX;
+		for (uint32_t i = lo; i < hi; i++) {
 			struct dpmu_insn *in = &b->insn[i];
 			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 				in->addr = addr[i];
-			c->work_milli = work0 + (uint64_t)i * cpi;
-			insn_dynamic(u, c, in, cpi, mlp, st & STEP_FETCH, in->flags & DPMU_IC_STREX);
+			/* insn_dynamic checks the fetch line of each */
+			insn_dynamic(u, c, in, cpi, mlp, true, in->flags & DPMU_IC_STREX);
+			class_events(c->pend, c->ipend, in);
 		}
-		c->work_milli = work0 + (uint64_t)hi * cpi;
-		for (uint32_t i = lo; i < hi; i++)
-			class_events(c->pend, c->ipend, &b->insn[i]);
 		retired(u, c, hi - lo);
 		lo = hi;
 	}
@@ -1062,12 +1084,20 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
 	/* insn_dynamic by step kind: the same work in the same order (the
-	 * fetch, the issue, the access or branch, then the stalls) */
+	 * fetch, the issue, the access or branch, then the stalls). A fetch
+	 * stall is added after the instruction's access, which reads the
+	 * clock; without an access (no first_op) it can be added at once, as
+	 * nothing else between reads the stall cycles. */
+	c->work_milli = work0;
+	uint64_t fe = fetch_line(u, c, insn[0].pc);
+	if (fe && !b->first_op) {
+		front_stall(c, fe);
+		fe = 0;
+	}
 	for (uint32_t k = 0; k < nstep; k++) {
 		uint32_t st = step[k], i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
 		const uint64_t w = work0 + (uint64_t)i * cpi;
-		uint64_t fe = 0;
 		if (st & STEP_FETCH) {
 			c->work_milli = w;
 			fe = fetch_line(u, c, in->pc);
@@ -1102,6 +1132,19 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 		default:
 			break;
 		}
+		if (fe) {
+			front_stall(c, fe);
+			fe = 0;
+		}
+	}
+	if (b->tail) {
+		/* The branch reads no clock but its fetch may. */
+		struct dpmu_insn *in = &insn[n - 1];
+		if (b->tail == TAIL_FETCH) {
+			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
+			fe = fetch_line(u, c, in->pc);
+		}
+		fe += branch_op(c, in);
 		if (fe)
 			front_stall(c, fe);
 	}

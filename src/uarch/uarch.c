@@ -858,11 +858,14 @@ struct dpmu_ublock {
 	struct dpmu_insn *branch; /* the last instruction if a branch, else NULL */
 	/* Every execution starts with the fetch of instruction 0, and most
 	 * end in a branch: both are done outside the steps. first_op:
-	 * instruction 0 is a step too (its access follows the fetch); tail:
-	 * the last instruction is a branch run after the steps (TAIL_FETCH:
-	 * its fetch line may differ from the previous instruction's). */
+	 * instruction 0 is a step too (its access follows the fetch); tail
+	 * (TAIL_* bits, 0: none): the last instruction is a branch run after
+	 * the steps (TAIL_FETCH: its fetch line may differ from the previous
+	 * instruction's; TAIL_COND: conditional, whose outcome next_pc
+	 * gives); fall: its fall-through. */
 	bool first_op;
 	uint8_t tail;
+	uint64_t fall;
 	/* Executions on `owner` whose class events are not yet in its pend[]
 	 * (owner NULL: none); the block is owner->owned[slot]. */
 	struct dpmu_ucore *owner;
@@ -879,7 +882,7 @@ static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i)
 	       (insns[i].pc >> UBLOCK_LINE_SHIFT) != (prev->pc >> UBLOCK_LINE_SHIFT);
 }
 
-enum { TAIL_NONE, TAIL_BRANCH, TAIL_FETCH };
+enum { TAIL_BRANCH = 1, TAIL_FETCH = 2, TAIL_COND = 4 };
 
 static uint32_t step_op(const struct dpmu_insn *in)
 {
@@ -894,9 +897,10 @@ static uint32_t step_op(const struct dpmu_insn *in)
 static uint8_t tail_of(const struct dpmu_insn *insns, uint32_t n)
 {
 	if (step_op(&insns[n - 1]) != STEP_BRANCH)
-		return TAIL_NONE;
+		return 0;
 	/* a one-instruction block's fetch is instruction 0's */
-	return n > 1 && new_fetch_line(insns, n - 1) ? TAIL_FETCH : TAIL_BRANCH;
+	return TAIL_BRANCH | (n > 1 && new_fetch_line(insns, n - 1) ? TAIL_FETCH : 0) |
+	       (insns[n - 1].br_kind == DPMU_BR_COND ? TAIL_COND : 0);
 }
 
 /* Whether instruction i of a block reads or changes the machine's state
@@ -905,7 +909,7 @@ static uint8_t tail_of(const struct dpmu_insn *insns, uint32_t n)
 static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i, uint32_t n)
 {
 	const struct dpmu_insn *in = &insns[i];
-	if (i + 1 == n && tail_of(insns, n) != TAIL_NONE)
+	if (i + 1 == n && tail_of(insns, n))
 		return 0;
 	bool f = i > 0 && new_fetch_line(insns, i);
 	uint32_t op = step_op(in);
@@ -937,6 +941,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
 	b->tail = tail_of(insns, n);
+	b->fall = insns[n - 1].pc + insns[n - 1].isize;
 	b->first_op = step_of(insns, 0, n) != 0;
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
@@ -1065,17 +1070,22 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			     b ? "addresses" : "block summary");
 		return;
 	}
-	if (b->branch)
-		dpmu_insn_branch_to(b->branch, next_pc);
-	if (core >= u->ncores || u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
-		run_block_slow(u, core, b, addr);
+	if (core >= u->ncores || u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT ||
+	    b->n > u->cores[core].batch_left) {
+		/* the paths that read the branch's outcome from the block */
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		if (core < u->ncores && u->cores[core].l1i.set.shift >= UBLOCK_LINE_SHIFT)
+			run_block_split(u, &u->cores[core], b, addr);
+		else
+			run_block_slow(u, core, b, addr);
 		return;
 	}
 	struct dpmu_ucore *c = &u->cores[core];
-	if (b->n > c->batch_left) {
-		run_block_split(u, c, b, addr);
-		return;
-	}
+	/* A branch inside the block (not its tail) reads its outcome from
+	 * the block's copy, as the per-instruction path does. */
+	if (b->branch && !(b->tail & TAIL_BRANCH))
+		dpmu_insn_branch_to(b->branch, next_pc);
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
@@ -1140,11 +1150,24 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	if (b->tail) {
 		/* The branch reads no clock but its fetch may. */
 		struct dpmu_insn *in = &insn[n - 1];
-		if (b->tail == TAIL_FETCH) {
+		if (b->tail & TAIL_FETCH) {
 			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
 			fe = fetch_line(u, c, in->pc);
 		}
-		fe += branch_op(c, in);
+		if (b->tail & TAIL_COND) {
+			/* branch_op of a conditional branch, its outcome
+			 * from next_pc (dpmu_insn_branch_to) */
+			uint32_t t = next_pc && next_pc != b->fall;
+			c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
+			if (dpmu_bpred_cond(&c->bp, in->pc, t)) {
+				IEV(c, BR_COND_MIS_PRED);
+				EV(c, BR_MIS_PRED);
+				fe += c->type->pipeline.mispredict_penalty;
+			}
+		} else {
+			dpmu_insn_branch_to(in, next_pc);
+			fe += branch_op(c, in);
+		}
 		if (fe)
 			front_stall(c, fe);
 	}

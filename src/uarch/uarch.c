@@ -1035,6 +1035,22 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
 	dpmu_uarch_retire(u, core, b->insn, b->n);
 }
 
+/* A branch inside a block (not its tail) or a store-exclusive, with the
+ * work clock past its issue; returns its front-end stall. Out of line:
+ * rare, and the step loop keeps fewer registers live without it. */
+static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						    struct dpmu_insn *in, uint32_t op,
+						    uint64_t addr, uint32_t cpi, uint32_t mlp)
+{
+	if (op == STEP_BRANCH)
+		return branch_op(c, in);
+	if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+		in->addr = addr;
+	c->work_milli -= cpi; /* insn_dynamic issues it */
+	insn_dynamic(u, c, in, cpi, mlp, false, true);
+	return 0;
+}
+
 /* A block with a delivery point inside: its instructions up to each
  * delivery point with their class events, so each delivery gets what it
  * would one by one (the class events of a part of the block are not in
@@ -1113,34 +1129,21 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			fe = fetch_line(u, c, in->pc);
 		}
 		c->work_milli = w + cpi;
-		switch (STEP_OP(st)) {
-		case STEP_LOAD: {
+		const uint32_t op = STEP_OP(st);
+		if (op == STEP_LOAD) {
 			uint32_t bw;
 			in->addr = addr[i];
 			uint32_t be = dpmu_mem_op(u, c, in, false, &bw);
 			if (be)
 				load_stall(c, be, mlp);
-			break;
-		}
-		case STEP_STORE: {
+		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
 			dpmu_mem_op(u, c, in, true, &bw);
 			if (bw)
 				store_stall(c, bw);
-			break;
-		}
-		case STEP_BRANCH:
-			fe += branch_op(c, in);
-			break;
-		case STEP_OTHER:
-			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
-				in->addr = addr[i];
-			c->work_milli = w;
-			insn_dynamic(u, c, in, cpi, mlp, false, true);
-			break;
-		default:
-			break;
+		} else if (op != STEP_NONE) {
+			fe += step_rare(u, c, in, op, addr[i], cpi, mlp);
 		}
 		if (fe) {
 			front_stall(c, fe);

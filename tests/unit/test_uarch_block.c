@@ -31,7 +31,8 @@ static uint64_t next(void)
 }
 
 /* A random block at pc: integer, SIMD/FP and barrier instructions, loads
- * and stores (pairs, exclusives), ending in a branch of a random kind. */
+ * and stores (pairs, exclusives), not-taken conditional branches, ending
+ * in a branch of a random kind. */
 static void make_block(struct blk *b, uint64_t pc)
 {
 	static const uint32_t classes[] = {DPMU_IC_DP, 0, DPMU_IC_ASE, DPMU_IC_VFP, DPMU_IC_CRYPTO,
@@ -64,6 +65,12 @@ static void make_block(struct blk *b, uint64_t pc)
 			in->size = (uint16_t)(1u << (next() % 5));
 			if (next() % 16 == 0)
 				in->flags = DPMU_IC_STREX;
+		} else if (r == 9 && next() % 4 == 0) {
+			/* a conditional branch inside the block, not taken
+			 * (as a block's template has it) */
+			in->kind = DPMU_INSN_BRANCH;
+			in->br_kind = DPMU_BR_COND;
+			in->flags = DPMU_IC_IMMED;
 		} else {
 			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
 		}

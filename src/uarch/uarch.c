@@ -930,6 +930,8 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		class_events(tot, tot + DPMU_UEV_COUNT, &insns[i]);
 		nstep += step_of(insns, i, n) != 0;
 	}
+	/* INST_RETIRED waits for the delivery with the class events */
+	tot[DPMU_UEV_INST_RETIRED] = n;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
 	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->insn + nev * sizeof *b->ev +
@@ -1179,7 +1181,10 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	if (b->owner != c)
 		block_adopt(c, b);
 	b->runs++;
-	retired(u, c, n);
+	/* retired() but INST_RETIRED, which is in the block's totals */
+	c->batch_left -= n;
+	if (!c->batch_left)
+		dpmu_uarch_flush_core(u, c->id);
 }
 
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)

@@ -824,9 +824,10 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
  * steps, with the work clock set to what the per-instruction loop would
  * have at each: the same events, the same timing. */
 
-/* The smallest L1I line a profile may have (docs/profiles.md): block
- * summaries mark fetch-line changes at this granularity, a superset of any
- * core's true line changes (each step re-checks against its own line). */
+/* A summary's steps mark the fetch-line changes of one L1I line size,
+ * planned for the line of the core that runs it (ublock_plan): an
+ * instruction in the previous one's line finds the fetch where it is. At
+ * creation, the smallest line a profile may have (docs/profiles.md). */
 #define UBLOCK_LINE_SHIFT 4u
 
 struct dpmu_ublock_ev {
@@ -850,7 +851,8 @@ enum { STEP_NONE, STEP_LOAD, STEP_STORE, STEP_BRANCH, STEP_OTHER };
 struct dpmu_ublock {
 	uint32_t n;          /* instructions */
 	uint32_t nev;        /* entries of ev[] */
-	uint32_t nstep;      /* entries of step[] */
+	uint32_t nstep;      /* entries of step[] (room for n) */
+	uint32_t line_shift; /* log2 of the L1I line the steps are planned for */
 	struct dpmu_ublock_ev *ev;
 	uint32_t *step;      /* STEP_* flags | instruction index, ascending */
 	struct dpmu_insn *insn; /* the instructions; an execution's fields are
@@ -862,24 +864,27 @@ struct dpmu_ublock {
 	 * (TAIL_* bits, 0: none): the last instruction is a branch run after
 	 * the steps (TAIL_FETCH: its fetch line may differ from the previous
 	 * instruction's; TAIL_COND: conditional, whose outcome next_pc
-	 * gives); fall: its fall-through. */
+	 * gives); tail_pc and fall: its address and fall-through. A last
+	 * branch that is not the tail (a store-exclusive's class) is a step
+	 * that reads its outcome from the copy: copy_branch, else NULL. */
 	bool first_op;
 	uint8_t tail;
-	uint64_t fall;
+	uint64_t tail_pc, fall;
+	struct dpmu_insn *copy_branch;
 	/* Executions on `owner` whose class events are not yet in its pend[]
 	 * (owner NULL: none); the block is owner->owned[slot]. */
 	struct dpmu_ucore *owner;
 	uint32_t runs, slot;
 };
 
-/* Whether instruction i of a block may start a new fetch line. */
-static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i)
+/* Whether instruction i of a block may start a new fetch line of 2^shift
+ * bytes. */
+static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i, uint32_t shift)
 {
 	if (i == 0)
 		return true;
 	const struct dpmu_insn *prev = &insns[i - 1];
-	return insns[i].pc != prev->pc + prev->isize ||
-	       (insns[i].pc >> UBLOCK_LINE_SHIFT) != (prev->pc >> UBLOCK_LINE_SHIFT);
+	return insns[i].pc != prev->pc + prev->isize || (insns[i].pc >> shift) != (prev->pc >> shift);
 }
 
 enum { TAIL_BRANCH = 1, TAIL_FETCH = 2, TAIL_COND = 4 };
@@ -894,28 +899,52 @@ static uint32_t step_op(const struct dpmu_insn *in)
 }
 
 /* How the last instruction of a block of n runs after the steps. */
-static uint8_t tail_of(const struct dpmu_insn *insns, uint32_t n)
+static uint8_t tail_of(const struct dpmu_insn *insns, uint32_t n, uint32_t shift)
 {
 	if (step_op(&insns[n - 1]) != STEP_BRANCH)
 		return 0;
 	/* a one-instruction block's fetch is instruction 0's */
-	return TAIL_BRANCH | (n > 1 && new_fetch_line(insns, n - 1) ? TAIL_FETCH : 0) |
+	return TAIL_BRANCH | (n > 1 && new_fetch_line(insns, n - 1, shift) ? TAIL_FETCH : 0) |
 	       (insns[n - 1].br_kind == DPMU_BR_COND ? TAIL_COND : 0);
 }
 
 /* Whether instruction i of a block reads or changes the machine's state
  * beyond its issue and class events, other than instruction 0's fetch and
  * the tail; 0 if not, else its step | STEP_SOME. */
-static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i, uint32_t n)
+static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i, uint32_t n, uint32_t shift)
 {
 	const struct dpmu_insn *in = &insns[i];
-	if (i + 1 == n && tail_of(insns, n))
+	if (i + 1 == n && tail_of(insns, n, shift))
 		return 0;
-	bool f = i > 0 && new_fetch_line(insns, i);
+	bool f = i > 0 && new_fetch_line(insns, i, shift);
 	uint32_t op = step_op(in);
 	if (f || op != STEP_NONE)
 		return i | (f ? STEP_FETCH : 0) | op << STEP_OP_SHIFT | STEP_SOME;
 	return 0;
+}
+
+/* The steps, tail and first_op of b for an L1I line of 2^shift bytes. A
+ * block run by cores of other line sizes in turn is planned again each
+ * time (the shipped profiles have one line size). */
+static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
+{
+	const struct dpmu_insn *insns = b->insn; /* a run writes only addr and taken */
+	const uint32_t n = b->n;
+	b->line_shift = shift;
+	b->tail = tail_of(insns, n, shift);
+	b->copy_branch = b->tail ? NULL : b->branch;
+	b->first_op = step_of(insns, 0, n, shift) != 0;
+	b->nstep = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t st = step_of(insns, i, n, shift);
+		if (st)
+			b->step[b->nstep++] = st & ~STEP_SOME;
+	}
+}
+
+static __attribute__((noinline, cold)) void ublock_replan(struct dpmu_ublock *b, uint32_t shift)
+{
+	ublock_plan(b, shift);
 }
 
 int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ublock **out,
@@ -925,26 +954,23 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	if (!insns || n == 0 || n >= STEP_SOME)
 		return dpmu_err_set(err, DPMU_EINVAL, "block summary of %u instructions", n);
 	uint64_t tot[DPMU_UEV_COUNT + DPMU_IEV_COUNT] = {0};
-	uint32_t nstep = 0, nev = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	uint32_t nev = 0;
+	for (uint32_t i = 0; i < n; i++)
 		class_events(tot, tot + DPMU_UEV_COUNT, &insns[i]);
-		nstep += step_of(insns, i, n) != 0;
-	}
 	/* INST_RETIRED waits for the delivery with the class events */
 	tot[DPMU_UEV_INST_RETIRED] = n;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
 	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->insn + nev * sizeof *b->ev +
-					      nstep * sizeof *b->step);
+					      n * sizeof *b->step);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
 	b->insn = (struct dpmu_insn *)(b + 1);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
-	b->tail = tail_of(insns, n);
+	b->tail_pc = insns[n - 1].pc;
 	b->fall = insns[n - 1].pc + insns[n - 1].isize;
-	b->first_op = step_of(insns, 0, n) != 0;
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
@@ -957,11 +983,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 								    (e - DPMU_UEV_COUNT) *
 									    sizeof(uint64_t)),
 				.n = (uint32_t)tot[e]};
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t st = step_of(insns, i, n);
-		if (st)
-			b->step[b->nstep++] = st & ~STEP_SOME;
-	}
+	ublock_plan(b, UBLOCK_LINE_SHIFT);
 	*out = b;
 	return 0;
 }
@@ -1088,22 +1110,23 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			     b ? "addresses" : "block summary");
 		return;
 	}
-	if (core >= u->ncores || u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT ||
-	    b->n > u->cores[core].batch_left) {
+	if (core >= u->ncores || b->n > u->cores[core].batch_left) {
 		/* the paths that read the branch's outcome from the block */
 		if (b->branch)
 			dpmu_insn_branch_to(b->branch, next_pc);
-		if (core < u->ncores && u->cores[core].l1i.set.shift >= UBLOCK_LINE_SHIFT)
+		if (core < u->ncores)
 			run_block_split(u, &u->cores[core], b, addr);
 		else
 			run_block_slow(u, core, b, addr);
 		return;
 	}
 	struct dpmu_ucore *c = &u->cores[core];
+	if (b->line_shift != c->l1i.set.shift)
+		ublock_replan(b, c->l1i.set.shift);
 	/* A branch inside the block (not its tail) reads its outcome from
 	 * the block's copy, as the per-instruction path does. */
-	if (b->branch && !(b->tail & TAIL_BRANCH))
-		dpmu_insn_branch_to(b->branch, next_pc);
+	if (b->copy_branch)
+		dpmu_insn_branch_to(b->copy_branch, next_pc);
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
@@ -1154,22 +1177,22 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	}
 	if (b->tail) {
 		/* The branch reads no clock but its fetch may. */
-		struct dpmu_insn *in = &insn[n - 1];
 		if (b->tail & TAIL_FETCH) {
 			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
-			fe = fetch_line(u, c, in->pc);
+			fe = fetch_line(u, c, b->tail_pc);
 		}
 		if (b->tail & TAIL_COND) {
 			/* branch_op of a conditional branch, its outcome
 			 * from next_pc (dpmu_insn_branch_to) */
 			uint32_t t = next_pc && next_pc != b->fall;
 			c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
-			if (dpmu_bpred_cond(&c->bp, in->pc, t)) {
+			if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {
 				IEV(c, BR_COND_MIS_PRED);
 				EV(c, BR_MIS_PRED);
 				fe += c->type->pipeline.mispredict_penalty;
 			}
 		} else {
+			struct dpmu_insn *in = &insn[n - 1];
 			dpmu_insn_branch_to(in, next_pc);
 			fe += branch_op(c, in);
 		}

@@ -77,6 +77,9 @@ static void make_block(struct blk *b, uint64_t pc)
 	}
 }
 
+/* The line size of every cache, or 0: the shipped profile's. */
+static uint32_t line_size;
+
 static struct fx *start(unsigned batch)
 {
 	struct fx *f = calloc(1, sizeof *f);
@@ -85,6 +88,13 @@ static struct fx *start(unsigned batch)
 	/* the shipped profile as it is: its prefetchers and replacement */
 	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &f->p, &err) != 0)
 		fail_msg("profile: %s", dpmu_errmsg(&err));
+	for (unsigned t = 0; line_size && t < f->p->n_core_types; t++) {
+		f->p->core_types[t].l1i.line = line_size;
+		f->p->core_types[t].l1d.line = line_size;
+		f->p->core_types[t].l2.line = line_size;
+	}
+	for (unsigned c = 0; line_size && c < f->p->nclusters; c++)
+		f->p->clusters[c].l3.line = line_size;
 	fx_start(f);
 	assert_int_equal(dpmu_uarch_set_batch(f->u, batch, &err), 0);
 	return f;
@@ -185,6 +195,20 @@ static void blocks_match_one_by_one_in_large_batches(void **state)
 	run_both(DPMU_UARCH_BATCH_MAX);
 }
 
+/* Other L1I lines than the shipped 64 bytes: a summary's fetch steps are
+ * planned for the line of the core that runs it (the smallest, 16 bytes,
+ * is what a summary starts with). */
+static void blocks_match_one_by_one_with_other_lines(void **state)
+{
+	(void)state;
+	static const uint32_t lines[] = { 16, 32, 128 };
+	for (unsigned i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		line_size = lines[i];
+		run_both(DPMU_UARCH_BATCH_DEFAULT);
+	}
+	line_size = 0;
+}
+
 /* A two-instruction block: an add and a load. */
 static void small_block(struct dpmu_insn in[2], uint64_t pc)
 {
@@ -281,6 +305,7 @@ int main(void)
 		cmocka_unit_test(blocks_match_one_by_one),
 		cmocka_unit_test(blocks_match_one_by_one_across_delivery_points),
 		cmocka_unit_test(blocks_match_one_by_one_in_large_batches),
+		cmocka_unit_test(blocks_match_one_by_one_with_other_lines),
 		cmocka_unit_test(destroyed_summary_still_counts),
 		cmocka_unit_test(summary_shared_by_two_engines),
 		cmocka_unit_test(empty_block_is_refused),

@@ -19,6 +19,11 @@ static uint32_t log2u(uint64_t x)
 	return (uint32_t)(63 - __builtin_clzll(x));
 }
 
+/* Slots up to which a hint grows beyond one per block (16 KiB of slot
+ * numbers, within a host's L1): a TLB's 48 entries get 1024, an L1's 1024
+ * lines 4096; an L2 or L3 keeps one per block. */
+#define DPMU_USET_HINT_SMALL 4096u
+
 int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_t ways,
 		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err)
 {
@@ -64,8 +69,12 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	s->fp = malloc(n + 8);
 	s->way_shift = is_pow2(ways) ? (int)log2u(ways) : -1;
 	s->all_ways = ways == 64 ? ~0ull : (1ull << ways) - 1;
+	/* The hint has a slot for every block, up to sixteen for a small
+	 * array: two blocks the array holds whose slots coincide (pages or
+	 * lines a multiple of the hint's reach apart) send a hit to the
+	 * search, which on a fully-associative TLB reads every way. */
 	uint64_t hn = 1;
-	while (hn < n)
+	while (hn < n || (hn < 16 * (uint64_t)n && hn < DPMU_USET_HINT_SMALL))
 		hn <<= 1;
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);

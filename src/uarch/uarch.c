@@ -24,6 +24,10 @@
 
 __extension__ typedef unsigned __int128 dpmu_u128;
 
+/* Translated blocks' held-back class events (the end of this file). */
+static void core_fold(struct dpmu_ucore *c);
+static void block_detach(struct dpmu_ublock *b);
+
 static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
 {
 	uint64_t p;
@@ -266,6 +270,10 @@ void dpmu_uarch_destroy(struct dpmu_uarch *u)
 {
 	if (!u)
 		return;
+	/* Blocks that outlive the engine must not add their counts to it. */
+	for (unsigned i = 0; i < u->ncores; i++)
+		for (uint32_t k = 0; k < u->cores[i].nowned; k++)
+			block_detach(u->cores[i].owned[k]);
 	for (unsigned i = 0; i < u->ncores; i++)
 		core_free(&u->cores[i]);
 	for (unsigned i = 0; i < u->nclusters; i++)
@@ -443,6 +451,9 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
 	c->batch_left = u->batch;
+	/* The class events of the blocks run since the last delivery. */
+	if (c->nowned)
+		core_fold(c);
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	/* A flush of every core (each monitor tick) finds most cores idle:
@@ -653,6 +664,57 @@ static inline uint32_t branch_op(struct dpmu_ucore *c, const struct dpmu_insn *i
 	return c->type->pipeline.mispredict_penalty;
 }
 
+/* The L1I (and ITLB) is looked up when the fetch leaves the line of the
+ * previous instruction; returns the front-end stall. */
+static inline uint64_t fetch_line(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc)
+{
+	uint64_t fblk = pc >> c->l1i.set.shift;
+	if (fblk == c->last_fetch_blk)
+		return 0;
+	c->last_fetch_blk = fblk;
+	uint32_t f = dpmu_mem_fetch(u, c, pc);
+	c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
+	c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
+	return f;
+}
+
+/* A store's wait for DRAM bandwidth: a full store buffer stalls, the wait
+ * is not overlapped. */
+static inline void store_stall(struct dpmu_ucore *c, uint32_t bw)
+{
+	c->pend[DPMU_UEV_STALL_BACKEND] += bw;
+	c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
+	c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
+	c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
+	c->stall_cycles += bw;
+}
+
+static inline void front_stall(struct dpmu_ucore *c, uint64_t fe)
+{
+	c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
+	c->stall_cycles += fe;
+}
+
+/* A load's wait beyond the L1D hit: misses overlap up to the memory-level
+ * parallelism; translation and cache waits are kept apart so the split
+ * events add up exactly. */
+static inline void load_stall(struct dpmu_ucore *c, uint32_t be, uint32_t mlp)
+{
+	uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
+	c->rem_ld_tlb += t;
+	c->rem_ld_cache += be - t;
+	uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
+	c->rem_ld_tlb -= qt * mlp;
+	c->rem_ld_cache -= qc * mlp;
+	c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
+	/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
+	c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
+	c->stall_cycles += qt + qc;
+}
+
 /* Everything of one retired instruction but its class events: the fetch
  * when it leaves the previous instruction's line, its issue on the work
  * clock, its memory access or branch, and the stalls they cause. The
@@ -662,19 +724,12 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp, bool fetch,
 				bool strex)
 {
-	uint64_t fe = 0, be = 0;
-	uint32_t bw = 0;
+	uint64_t fe = 0;
+	uint32_t bw = 0, be = 0;
 
-	/* The L1I (and ITLB) is looked up when the fetch leaves the line of
-	 * the previous instruction (`fetch` false: it cannot have). */
-	uint64_t fblk = in->pc >> c->l1i.set.shift;
-	if (fetch && fblk != c->last_fetch_blk) {
-		c->last_fetch_blk = fblk;
-		uint32_t f = dpmu_mem_fetch(u, c, in->pc);
-		c->ipend[DPMU_IEV_STALL_FRONTEND_TLB] += c->tlb_stall;
-		c->ipend[DPMU_IEV_STALL_FRONTEND_CACHE] += f - c->tlb_stall;
-		fe += f;
-	}
+	/* `fetch` false: the fetch cannot have left the previous line. */
+	if (fetch)
+		fe = fetch_line(u, c, in->pc);
 	/* Memory timing reads the core's clock: it includes this
 	 * instruction's issue. */
 	c->work_milli += cpi;
@@ -685,14 +740,8 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		break;
 	case DPMU_INSN_STORE:
 		dpmu_mem_op(u, c, in, true, &bw);
-		/* A full store buffer stalls: the wait is not overlapped. */
-		if (bw) {
-			c->pend[DPMU_UEV_STALL_BACKEND] += bw;
-			c->pend[DPMU_UEV_STALL_BACKEND_MEM] += bw;
-			c->ipend[DPMU_IEV_STALL_BACKEND_ST] += bw;
-			c->ipend[DPMU_IEV_STALL_BACKEND_ST_STB] += bw;
-			c->stall_cycles += bw;
-		}
+		if (bw)
+			store_stall(c, bw);
 		break;
 	case DPMU_INSN_BRANCH:
 		fe += branch_op(c, in);
@@ -703,28 +752,10 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 	if (strex)
 		strex_event(c, in);
 
-	if (fe) {
-		c->pend[DPMU_UEV_STALL_FRONTEND] += fe;
-		c->stall_cycles += fe;
-	}
-	if (be) {
-		/* Misses overlap up to the memory-level parallelism;
-		 * translation and cache waits are kept apart so the
-		 * split events add up exactly. */
-		uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
-		c->rem_ld_tlb += t;
-		c->rem_ld_cache += be - t;
-		uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
-		c->rem_ld_tlb -= qt * mlp;
-		c->rem_ld_cache -= qc * mlp;
-		c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
-		/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
-		c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
-		c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
-		c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
-		c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
-		c->stall_cycles += qt + qc;
-	}
+	if (fe)
+		front_stall(c, fe);
+	if (be)
+		load_stall(c, be, mlp);
 }
 
 static inline uint32_t core_mlp(const struct dpmu_ucore *c)
@@ -793,9 +824,10 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
  * steps, with the work clock set to what the per-instruction loop would
  * have at each: the same events, the same timing. */
 
-/* The smallest L1I line a profile may have (docs/profiles.md): block
- * summaries mark fetch-line changes at this granularity, a superset of any
- * core's true line changes (each step re-checks against its own line). */
+/* A summary's steps mark the fetch-line changes of one L1I line size,
+ * planned for the line of the core that runs it (ublock_plan): an
+ * instruction in the previous one's line finds the fetch where it is. At
+ * creation, the smallest line a profile may have (docs/profiles.md). */
 #define UBLOCK_LINE_SHIFT 4u
 
 struct dpmu_ublock_ev {
@@ -804,47 +836,115 @@ struct dpmu_ublock_ev {
 };
 
 /* A step: an instruction index, whether its fetch line may differ from
- * the previous instruction's, whether it is a load or store, whether a
- * store-exclusive. STEP_SOME only while a summary is built: "a step". */
+ * the previous instruction's, and what else it does, decided once when the
+ * summary is built so an execution tests nothing of the instruction: only
+ * the fetch (STEP_NONE), a load, a store, a branch, or anything else
+ * (a store-exclusive: the per-instruction code). STEP_SOME only while a
+ * summary is built: "a step". */
 #define STEP_FETCH (1u << 31)
-#define STEP_MEM (1u << 30)
-#define STEP_STREX (1u << 29)
-#define STEP_SOME (1u << 28)
+#define STEP_OP_SHIFT 28
+#define STEP_OP(st) (((st) >> STEP_OP_SHIFT) & 7u)
+enum { STEP_NONE, STEP_LOAD, STEP_STORE, STEP_BRANCH, STEP_OTHER };
+#define STEP_SOME (1u << 27)
 #define STEP_INDEX (STEP_SOME - 1)
 
 struct dpmu_ublock {
 	uint32_t n;          /* instructions */
 	uint32_t nev;        /* entries of ev[] */
-	uint32_t nstep;      /* entries of step[] */
+	uint32_t nstep;      /* entries of step[] (room for n) */
+	uint32_t line_shift; /* log2 of the L1I line the steps are planned for */
 	struct dpmu_ublock_ev *ev;
 	uint32_t *step;      /* STEP_* flags | instruction index, ascending */
 	struct dpmu_insn *insn; /* the instructions; an execution's fields are
 				 * written in before it retires */
 	struct dpmu_insn *branch; /* the last instruction if a branch, else NULL */
+	/* Every execution starts with the fetch of instruction 0, and most
+	 * end in a branch: both are done outside the steps. first_op:
+	 * instruction 0 is a step too (its access follows the fetch); tail
+	 * (TAIL_* bits, 0: none): the last instruction is a branch run after
+	 * the steps (TAIL_FETCH: its fetch line may differ from the previous
+	 * instruction's; TAIL_COND: conditional, whose outcome next_pc
+	 * gives); tail_pc and fall: its address and fall-through. A last
+	 * branch that is not the tail (a store-exclusive's class) is a step
+	 * that reads its outcome from the copy: copy_branch, else NULL. */
+	bool first_op;
+	uint8_t tail;
+	uint64_t tail_pc, fall;
+	struct dpmu_insn *copy_branch;
+	/* Executions on `owner` whose class events are not yet in its pend[]
+	 * (owner NULL: none); the block is owner->owned[slot]. */
+	struct dpmu_ucore *owner;
+	uint32_t runs, slot;
 };
 
-/* Whether instruction i of a block may start a new fetch line. */
-static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i)
+/* Whether instruction i of a block may start a new fetch line of 2^shift
+ * bytes. */
+static bool new_fetch_line(const struct dpmu_insn *insns, uint32_t i, uint32_t shift)
 {
 	if (i == 0)
 		return true;
 	const struct dpmu_insn *prev = &insns[i - 1];
-	return insns[i].pc != prev->pc + prev->isize ||
-	       (insns[i].pc >> UBLOCK_LINE_SHIFT) != (prev->pc >> UBLOCK_LINE_SHIFT);
+	return insns[i].pc != prev->pc + prev->isize || (insns[i].pc >> shift) != (prev->pc >> shift);
+}
+
+enum { TAIL_BRANCH = 1, TAIL_FETCH = 2, TAIL_COND = 4 };
+
+static uint32_t step_op(const struct dpmu_insn *in)
+{
+	return in->flags & DPMU_IC_STREX	? STEP_OTHER
+	       : in->kind == DPMU_INSN_LOAD   ? STEP_LOAD
+	       : in->kind == DPMU_INSN_STORE  ? STEP_STORE
+	       : in->kind == DPMU_INSN_BRANCH ? STEP_BRANCH
+					      : STEP_NONE;
+}
+
+/* How the last instruction of a block of n runs after the steps. */
+static uint8_t tail_of(const struct dpmu_insn *insns, uint32_t n, uint32_t shift)
+{
+	if (step_op(&insns[n - 1]) != STEP_BRANCH)
+		return 0;
+	/* a one-instruction block's fetch is instruction 0's */
+	return TAIL_BRANCH | (n > 1 && new_fetch_line(insns, n - 1, shift) ? TAIL_FETCH : 0) |
+	       (insns[n - 1].br_kind == DPMU_BR_COND ? TAIL_COND : 0);
 }
 
 /* Whether instruction i of a block reads or changes the machine's state
- * beyond its issue and class events; 0 if not, else its step | STEP_SOME. */
-static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i)
+ * beyond its issue and class events, other than instruction 0's fetch and
+ * the tail; 0 if not, else its step | STEP_SOME. */
+static uint32_t step_of(const struct dpmu_insn *insns, uint32_t i, uint32_t n, uint32_t shift)
 {
 	const struct dpmu_insn *in = &insns[i];
-	bool f = new_fetch_line(insns, i);
-	bool mem = in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE;
-	bool strex = in->flags & DPMU_IC_STREX;
-	if (f || mem || in->kind == DPMU_INSN_BRANCH || strex)
-		return i | (f ? STEP_FETCH : 0) | (mem ? STEP_MEM : 0) | (strex ? STEP_STREX : 0) |
-		       STEP_SOME;
+	if (i + 1 == n && tail_of(insns, n, shift))
+		return 0;
+	bool f = i > 0 && new_fetch_line(insns, i, shift);
+	uint32_t op = step_op(in);
+	if (f || op != STEP_NONE)
+		return i | (f ? STEP_FETCH : 0) | op << STEP_OP_SHIFT | STEP_SOME;
 	return 0;
+}
+
+/* The steps, tail and first_op of b for an L1I line of 2^shift bytes. A
+ * block run by cores of other line sizes in turn is planned again each
+ * time (the shipped profiles have one line size). */
+static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
+{
+	const struct dpmu_insn *insns = b->insn; /* a run writes only addr and taken */
+	const uint32_t n = b->n;
+	b->line_shift = shift;
+	b->tail = tail_of(insns, n, shift);
+	b->copy_branch = b->tail ? NULL : b->branch;
+	b->first_op = step_of(insns, 0, n, shift) != 0;
+	b->nstep = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t st = step_of(insns, i, n, shift);
+		if (st)
+			b->step[b->nstep++] = st & ~STEP_SOME;
+	}
+}
+
+static __attribute__((noinline, cold)) void ublock_replan(struct dpmu_ublock *b, uint32_t shift)
+{
+	ublock_plan(b, shift);
 }
 
 int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ublock **out,
@@ -854,21 +954,23 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	if (!insns || n == 0 || n >= STEP_SOME)
 		return dpmu_err_set(err, DPMU_EINVAL, "block summary of %u instructions", n);
 	uint64_t tot[DPMU_UEV_COUNT + DPMU_IEV_COUNT] = {0};
-	uint32_t nstep = 0, nev = 0;
-	for (uint32_t i = 0; i < n; i++) {
+	uint32_t nev = 0;
+	for (uint32_t i = 0; i < n; i++)
 		class_events(tot, tot + DPMU_UEV_COUNT, &insns[i]);
-		nstep += step_of(insns, i) != 0;
-	}
+	/* INST_RETIRED waits for the delivery with the class events */
+	tot[DPMU_UEV_INST_RETIRED] = n;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
 	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->insn + nev * sizeof *b->ev +
-					      nstep * sizeof *b->step);
+					      n * sizeof *b->step);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
 	b->insn = (struct dpmu_insn *)(b + 1);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
+	b->tail_pc = insns[n - 1].pc;
+	b->fall = insns[n - 1].pc + insns[n - 1].isize;
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
@@ -881,22 +983,73 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 								    (e - DPMU_UEV_COUNT) *
 									    sizeof(uint64_t)),
 				.n = (uint32_t)tot[e]};
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t st = step_of(insns, i);
-		if (st)
-			b->step[b->nstep++] = st & ~STEP_SOME;
-	}
+	ublock_plan(b, UBLOCK_LINE_SHIFT);
 	*out = b;
 	return 0;
 }
 
+/* Add `runs` executions' class events of b to its owner's counts (as the
+ * runs would have, one by one) and forget them. */
+static void block_fold(struct dpmu_ublock *b)
+{
+	char *base = (char *)b->owner;
+	const uint64_t k = b->runs;
+	for (uint32_t e = 0; e < b->nev; e++)
+		*(uint64_t *)(base + b->ev[e].off) += k * b->ev[e].n;
+	b->runs = 0;
+	b->owner = NULL;
+}
+
+/* Every block a core holds, before its counts are read. */
+static void core_fold(struct dpmu_ucore *c)
+{
+	for (uint32_t k = 0; k < c->nowned; k++)
+		block_fold(c->owned[k]);
+	c->nowned = 0;
+}
+
+/* Fold b's counts into its owner and take it off the owner's list. */
+static void block_release(struct dpmu_ublock *b)
+{
+	struct dpmu_ucore *o = b->owner;
+	uint32_t s = b->slot;
+	block_fold(b);
+	struct dpmu_ublock *last = o->owned[--o->nowned];
+	o->owned[s] = last;
+	last->slot = s;
+}
+
+/* The engine that held b is going: its counts go nowhere. */
+static void block_detach(struct dpmu_ublock *b)
+{
+	b->owner = NULL;
+	b->runs = 0;
+}
+
+/* b's executions on c are counted in b from now (b had none on c). */
+static __attribute__((noinline)) void block_adopt(struct dpmu_ucore *c, struct dpmu_ublock *b)
+{
+	if (b->owner)
+		block_release(b); /* run by another core since its delivery */
+	if (c->nowned == DPMU_UCORE_OWNED)
+		core_fold(c);
+	b->owner = c;
+	b->slot = c->nowned;
+	c->owned[c->nowned++] = b;
+}
+
 void dpmu_ublock_destroy(struct dpmu_ublock *b)
 {
+	if (!b)
+		return;
+	/* Counts not yet delivered still belong to the core that ran it. */
+	if (b->owner)
+		block_release(b);
 	free(b);
 }
 
-/* A delivery point inside the block, or input the per-instruction path
- * reports: one by one (out of line, so the common path stays small). */
+/* Input the per-instruction path reports: one by one (out of line, so
+ * the common path stays small). */
 static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsigned core,
 						     struct dpmu_ublock *b, const uint64_t *addr)
 {
@@ -904,6 +1057,47 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
 		if (b->insn[i].kind == DPMU_INSN_LOAD || b->insn[i].kind == DPMU_INSN_STORE)
 			b->insn[i].addr = addr[i];
 	dpmu_uarch_retire(u, core, b->insn, b->n);
+}
+
+/* A branch inside a block (not its tail) or a store-exclusive, with the
+ * work clock past its issue; returns its front-end stall. Out of line:
+ * rare, and the step loop keeps fewer registers live without it. */
+static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						    struct dpmu_insn *in, uint32_t op,
+						    uint64_t addr, uint32_t cpi, uint32_t mlp)
+{
+	if (op == STEP_BRANCH)
+		return branch_op(c, in);
+	if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+		in->addr = addr;
+	c->work_milli -= cpi; /* insn_dynamic issues it */
+	insn_dynamic(u, c, in, cpi, mlp, false, true);
+	return 0;
+}
+
+/* A block with a delivery point inside: its instructions up to each
+ * delivery point with their class events, so each delivery gets what it
+ * would one by one (the class events of a part of the block are not in
+ * the summary's totals); without dpmu_uarch_retire's checks and copies. */
+static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						      struct dpmu_ublock *b, const uint64_t *addr)
+{
+	const uint32_t mlp = core_mlp(c);
+	const uint32_t cpi = c->cpi_milli;
+	const uint32_t n = b->n;
+	for (uint32_t lo = 0; lo < n;) {
+		uint32_t hi = n - lo <= c->batch_left ? n : lo + c->batch_left;
+		for (uint32_t i = lo; i < hi; i++) {
+			struct dpmu_insn *in = &b->insn[i];
+			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+				in->addr = addr[i];
+			/* insn_dynamic checks the fetch line of each */
+			insn_dynamic(u, c, in, cpi, mlp, true, in->flags & DPMU_IC_STREX);
+			class_events(c->pend, c->ipend, in);
+		}
+		retired(u, c, hi - lo);
+		lo = hi;
+	}
 }
 
 void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
@@ -916,38 +1110,104 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			     b ? "addresses" : "block summary");
 		return;
 	}
-	if (b->branch)
-		dpmu_insn_branch_to(b->branch, next_pc);
-	if (core >= u->ncores || b->n > u->cores[core].batch_left ||
-	    u->cores[core].l1i.set.shift < UBLOCK_LINE_SHIFT) {
-		run_block_slow(u, core, b, addr);
+	if (core >= u->ncores || b->n > u->cores[core].batch_left) {
+		/* the paths that read the branch's outcome from the block */
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		if (core < u->ncores)
+			run_block_split(u, &u->cores[core], b, addr);
+		else
+			run_block_slow(u, core, b, addr);
 		return;
 	}
 	struct dpmu_ucore *c = &u->cores[core];
+	if (b->line_shift != c->l1i.set.shift)
+		ublock_replan(b, c->l1i.set.shift);
+	/* A branch inside the block (not its tail) reads its outcome from
+	 * the block's copy, as the per-instruction path does. */
+	if (b->copy_branch)
+		dpmu_insn_branch_to(b->copy_branch, next_pc);
 	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
 	/* locals: the stores into the core's counts below may alias b */
-	const uint32_t n = b->n, nstep = b->nstep, nev = b->nev;
+	const uint32_t n = b->n, nstep = b->nstep;
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
-	const struct dpmu_ublock_ev *ev = b->ev;
+	/* insn_dynamic by step kind: the same work in the same order (the
+	 * fetch, the issue, the access or branch, then the stalls). A fetch
+	 * stall is added after the instruction's access, which reads the
+	 * clock; without an access (no first_op) it can be added at once, as
+	 * nothing else between reads the stall cycles. */
+	c->work_milli = work0;
+	uint64_t fe = fetch_line(u, c, insn[0].pc);
+	if (fe && !b->first_op) {
+		front_stall(c, fe);
+		fe = 0;
+	}
 	for (uint32_t k = 0; k < nstep; k++) {
 		uint32_t st = step[k], i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
-		if (st & STEP_MEM)
+		const uint64_t w = work0 + (uint64_t)i * cpi;
+		if (st & STEP_FETCH) {
+			c->work_milli = w;
+			fe = fetch_line(u, c, in->pc);
+		}
+		c->work_milli = w + cpi;
+		const uint32_t op = STEP_OP(st);
+		if (op == STEP_LOAD) {
+			uint32_t bw;
 			in->addr = addr[i];
-		c->work_milli = work0 + (uint64_t)i * cpi;
-		if (st & STEP_FETCH)
-			insn_dynamic(u, c, in, cpi, mlp, true, st & STEP_STREX);
-		else
-			insn_dynamic(u, c, in, cpi, mlp, false, st & STEP_STREX);
+			uint32_t be = dpmu_mem_op(u, c, in, false, &bw);
+			if (be)
+				load_stall(c, be, mlp);
+		} else if (op == STEP_STORE) {
+			uint32_t bw = 0;
+			in->addr = addr[i];
+			dpmu_mem_op(u, c, in, true, &bw);
+			if (bw)
+				store_stall(c, bw);
+		} else if (op != STEP_NONE) {
+			fe += step_rare(u, c, in, op, addr[i], cpi, mlp);
+		}
+		if (fe) {
+			front_stall(c, fe);
+			fe = 0;
+		}
+	}
+	if (b->tail) {
+		/* The branch reads no clock but its fetch may. */
+		if (b->tail & TAIL_FETCH) {
+			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
+			fe = fetch_line(u, c, b->tail_pc);
+		}
+		if (b->tail & TAIL_COND) {
+			/* branch_op of a conditional branch, its outcome
+			 * from next_pc (dpmu_insn_branch_to) */
+			uint32_t t = next_pc && next_pc != b->fall;
+			c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
+			if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {
+				IEV(c, BR_COND_MIS_PRED);
+				EV(c, BR_MIS_PRED);
+				fe += c->type->pipeline.mispredict_penalty;
+			}
+		} else {
+			struct dpmu_insn *in = &insn[n - 1];
+			dpmu_insn_branch_to(in, next_pc);
+			fe += branch_op(c, in);
+		}
+		if (fe)
+			front_stall(c, fe);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
-	char *base = (char *)c;
-	for (uint32_t k = 0; k < nev; k++)
-		*(uint64_t *)(base + ev[k].off) += ev[k].n;
-	retired(u, c, n);
+	/* The class events wait for the delivery (block_fold). */
+	if (b->owner != c)
+		block_adopt(c, b);
+	b->runs++;
+	/* retired() but INST_RETIRED, which is in the block's totals */
+	c->batch_left -= n;
+	if (!c->batch_left)
+		dpmu_uarch_flush_core(u, c->id);
 }
 
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)

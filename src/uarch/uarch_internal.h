@@ -277,25 +277,30 @@ void dpmu_bpred_free(struct dpmu_bpred *b);
 /* dpmu_bpred_branch for calls, returns and indirect branches. */
 bool dpmu_bpred_other(struct dpmu_bpred *b, const struct dpmu_insn *in);
 
+/* A retired conditional branch at pc, taken t (0 or 1): true when its
+ * direction was mispredicted; trains the predictor. */
+static inline bool dpmu_bpred_cond(struct dpmu_bpred *b, uint64_t pc, uint32_t t)
+{
+	/* Next state of a 2-bit saturating counter, by 2 x counter + taken:
+	 * 0 -> 0|1, 1 -> 0|2, 2 -> 1|3, 3 -> 2|3. */
+	static const uint8_t next[8] = { 0, 1, 0, 2, 1, 3, 2, 3 };
+	/* bimodal: PC; gshare: PC xor global history (which stays 0 for
+	 * bimodal, so one index serves both). */
+	uint32_t g = b->ghist; /* read once: the byte store below may alias it */
+	uint32_t idx = ((uint32_t)(pc >> 2) ^ g) & b->pht_mask;
+	uint32_t ctr = b->pht[idx];
+	b->ghist = ((g << 1) | t) & b->hist_mask;
+	b->pht[idx] = next[ctr * 2 + t];
+	return (ctr >> 1) != t; /* predicted taken from 2 up */
+}
+
 /* One retired branch; returns true when it was mispredicted (direction,
  * target or return address), and trains the predictor. Conditional and
  * unconditional direct branches are inline. */
 static inline bool dpmu_bpred_branch(struct dpmu_bpred *b, const struct dpmu_insn *in)
 {
-	if (in->br_kind == DPMU_BR_COND) {
-		/* Next state of a 2-bit saturating counter, by 2 x counter +
-		 * taken: 0 -> 0|1, 1 -> 0|2, 2 -> 1|3, 3 -> 2|3. */
-		static const uint8_t next[8] = { 0, 1, 0, 2, 1, 3, 2, 3 };
-		/* bimodal: PC; gshare: PC xor global history (which stays 0
-		 * for bimodal, so one index serves both). */
-		uint32_t t = in->taken != 0;
-		uint32_t g = b->ghist; /* read once: the byte store below may alias it */
-		uint32_t idx = ((uint32_t)(in->pc >> 2) ^ g) & b->pht_mask;
-		uint32_t ctr = b->pht[idx];
-		b->ghist = ((g << 1) | t) & b->hist_mask;
-		b->pht[idx] = next[ctr * 2 + t];
-		return (ctr >> 1) != t; /* predicted taken from 2 up */
-	}
+	if (in->br_kind == DPMU_BR_COND)
+		return dpmu_bpred_cond(b, in->pc, in->taken != 0);
 	if (in->br_kind == DPMU_BR_UNCOND)
 		return false; /* the target is in the encoding */
 	return dpmu_bpred_other(b, in);
@@ -356,6 +361,10 @@ struct dpmu_live {
 	bool to_obs;
 };
 
+/* Block summaries a core holds with counts not yet added (a batch of 256
+ * instructions runs fewer distinct blocks than that). */
+#define DPMU_UCORE_OWNED 128
+
 struct dpmu_ucore {
 	unsigned id, cluster;
 	const struct dpmu_core_type *type;
@@ -404,6 +413,14 @@ struct dpmu_ucore {
 	bool live_ok;
 	uint64_t live_gen;
 	uint64_t flush_work, flush_stall; /* the clock at the last full flush */
+
+	/* Block summaries this core ran since its last delivery whose class
+	 * events are not yet in pend[] (each keeps its run count): they are
+	 * added at delivery, run count x totals, since nothing reads pend[]
+	 * before. A full list is added early; a block another core runs, or
+	 * one destroyed, is added at once. */
+	struct dpmu_ublock *owned[DPMU_UCORE_OWNED];
+	uint32_t nowned;
 };
 
 #define DPMU_DRAM_EPOCHS 256

@@ -3,6 +3,10 @@
  * block's summary must give exactly the events and timing of retiring its
  * instructions one by one (include/dynpmu/uarch.h), on every core type,
  * with the prefetchers of the shipped profile, and across delivery points.
+ * A summary holds its class events until the delivery of the core that ran
+ * it: every delivery must still see what one-by-one retirement delivers
+ * then, also when another core, another engine or the summary's destruction
+ * comes between.
  */
 #include "unit/uarch_fixture.h"
 
@@ -27,7 +31,8 @@ static uint64_t next(void)
 }
 
 /* A random block at pc: integer, SIMD/FP and barrier instructions, loads
- * and stores (pairs, exclusives), ending in a branch of a random kind. */
+ * and stores (pairs, exclusives), not-taken conditional branches, ending
+ * in a branch of a random kind. */
 static void make_block(struct blk *b, uint64_t pc)
 {
 	static const uint32_t classes[] = {DPMU_IC_DP, 0, DPMU_IC_ASE, DPMU_IC_VFP, DPMU_IC_CRYPTO,
@@ -60,11 +65,20 @@ static void make_block(struct blk *b, uint64_t pc)
 			in->size = (uint16_t)(1u << (next() % 5));
 			if (next() % 16 == 0)
 				in->flags = DPMU_IC_STREX;
+		} else if (r == 9 && next() % 4 == 0) {
+			/* a conditional branch inside the block, not taken
+			 * (as a block's template has it) */
+			in->kind = DPMU_INSN_BRANCH;
+			in->br_kind = DPMU_BR_COND;
+			in->flags = DPMU_IC_IMMED;
 		} else {
 			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
 		}
 	}
 }
+
+/* The line size of every cache, or 0: the shipped profile's. */
+static uint32_t line_size;
 
 static struct fx *start(unsigned batch)
 {
@@ -74,6 +88,13 @@ static struct fx *start(unsigned batch)
 	/* the shipped profile as it is: its prefetchers and replacement */
 	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &f->p, &err) != 0)
 		fail_msg("profile: %s", dpmu_errmsg(&err));
+	for (unsigned t = 0; line_size && t < f->p->n_core_types; t++) {
+		f->p->core_types[t].l1i.line = line_size;
+		f->p->core_types[t].l1d.line = line_size;
+		f->p->core_types[t].l2.line = line_size;
+	}
+	for (unsigned c = 0; line_size && c < f->p->nclusters; c++)
+		f->p->clusters[c].l3.line = line_size;
 	fx_start(f);
 	assert_int_equal(dpmu_uarch_set_batch(f->u, batch, &err), 0);
 	return f;
@@ -119,6 +140,17 @@ static void run_both(unsigned batch)
 		cur = nx;
 		if (next() % 64 == 0)
 			core = (unsigned)(next() % cores); /* big and LITTLE */
+		if (next() % 97 == 0) {
+			/* a delivery of one core outside the batch (an EL
+			 * change) while other cores hold blocks */
+			unsigned fc = (unsigned)(next() % cores);
+			dpmu_uarch_flush_core(a->u, fc);
+			dpmu_uarch_flush_core(b->u, fc);
+		}
+		/* Both engines deliver at the same points: what the observer
+		 * has seen so far is the same after every block. */
+		if (memcmp(a->core, b->core, sizeof a->core) || memcmp(a->cl, b->cl, sizeof a->cl))
+			fail_msg("batch %u: deliveries differ after run %u", batch, r);
 	}
 	dpmu_uarch_flush(a->u);
 	dpmu_uarch_flush(b->u);
@@ -154,6 +186,96 @@ static void blocks_match_one_by_one_across_delivery_points(void **state)
 	run_both(1);
 }
 
+/* Large batches: more distinct blocks run between two deliveries than a
+ * core holds (NBLOCKS > the core's list), so the list fills. */
+static void blocks_match_one_by_one_in_large_batches(void **state)
+{
+	(void)state;
+	run_both(4096);
+	run_both(DPMU_UARCH_BATCH_MAX);
+}
+
+/* Other L1I lines than the shipped 64 bytes: a summary's fetch steps are
+ * planned for the line of the core that runs it (the smallest, 16 bytes,
+ * is what a summary starts with). */
+static void blocks_match_one_by_one_with_other_lines(void **state)
+{
+	(void)state;
+	static const uint32_t lines[] = { 16, 32, 128 };
+	for (unsigned i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		line_size = lines[i];
+		run_both(DPMU_UARCH_BATCH_DEFAULT);
+	}
+	line_size = 0;
+}
+
+/* A two-instruction block: an add and a load. */
+static void small_block(struct dpmu_insn in[2], uint64_t pc)
+{
+	memset(in, 0, 2 * sizeof in[0]);
+	in[0] = (struct dpmu_insn){ .pc = pc, .isize = 4, .flags = DPMU_IC_DP };
+	in[1] = ld(pc + 4, 0x20000);
+}
+
+/* The class events of a summary destroyed before the delivery of its runs
+ * are delivered with the rest; a summary that outlives its engine is
+ * destroyed without touching it. */
+static void destroyed_summary_still_counts(void **state)
+{
+	(void)state;
+	struct dpmu_insn in[2];
+	small_block(in, 0x4000);
+	struct dpmu_err err;
+	struct dpmu_ublock *sum;
+	struct fx *a = fx_new(), *b = fx_new();
+	assert_int_equal(dpmu_ublock_create(in, 2, &sum, &err), 0);
+	uint64_t addr[2] = { 0, 0x20000 };
+	for (unsigned r = 0; r < 10; r++) {
+		dpmu_uarch_retire(a->u, 0, in, 2);
+		dpmu_uarch_run_block(b->u, 0, sum, addr, 0);
+	}
+	dpmu_ublock_destroy(sum);
+	dpmu_uarch_flush(a->u);
+	dpmu_uarch_flush(b->u);
+	assert_int_equal(b->core[0][0x08], 20); /* INST_RETIRED */
+	assert_int_equal(b->core[0][0x73], 10); /* DP_SPEC: the held-back class event */
+	assert_memory_equal(a->core, b->core, sizeof a->core);
+	/* the other order: the engine goes first */
+	assert_int_equal(dpmu_ublock_create(in, 2, &sum, &err), 0);
+	dpmu_uarch_run_block(b->u, 0, sum, addr, 0);
+	fx_free(b);
+	dpmu_ublock_destroy(sum);
+	fx_free(a);
+}
+
+/* One summary run by two engines: each engine's deliveries get the runs
+ * it made, whichever ran the summary last. */
+static void summary_shared_by_two_engines(void **state)
+{
+	(void)state;
+	struct dpmu_insn in[2];
+	small_block(in, 0x8000);
+	struct dpmu_err err;
+	struct dpmu_ublock *sum;
+	struct fx *a = fx_new(), *b = fx_new();
+	assert_int_equal(dpmu_ublock_create(in, 2, &sum, &err), 0);
+	uint64_t addr[2] = { 0, 0x20000 };
+	for (unsigned r = 0; r < 7; r++)
+		dpmu_uarch_run_block(a->u, 1, sum, addr, 0);
+	for (unsigned r = 0; r < 3; r++)
+		dpmu_uarch_run_block(b->u, 1, sum, addr, 0);
+	dpmu_uarch_run_block(a->u, 1, sum, addr, 0);
+	dpmu_uarch_flush(a->u);
+	dpmu_uarch_flush(b->u);
+	assert_int_equal(a->core[1][0x73], 8);
+	assert_int_equal(b->core[1][0x73], 3);
+	assert_int_equal(a->core[1][0x08], 16);
+	assert_int_equal(b->core[1][0x08], 6);
+	dpmu_ublock_destroy(sum);
+	fx_free(a);
+	fx_free(b);
+}
+
 static void empty_block_is_refused(void **state)
 {
 	(void)state;
@@ -182,6 +304,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(blocks_match_one_by_one),
 		cmocka_unit_test(blocks_match_one_by_one_across_delivery_points),
+		cmocka_unit_test(blocks_match_one_by_one_in_large_batches),
+		cmocka_unit_test(blocks_match_one_by_one_with_other_lines),
+		cmocka_unit_test(destroyed_summary_still_counts),
+		cmocka_unit_test(summary_shared_by_two_engines),
 		cmocka_unit_test(empty_block_is_refused),
 		cmocka_unit_test(run_without_a_summary_is_an_error),
 	};

@@ -1260,6 +1260,41 @@ static int find_plugin(char *out, size_t cap, struct dpmu_err *err)
 	return 0;
 }
 
+/* DPMU_QEMU_QUANTUM: instructions per scheduling turn, for measurements of
+ * the interleaving's cost (docs/frontend.md "Threads and interleaving").
+ * Unset or empty: 1, so a turn is one block. Anything else must be a
+ * decimal count of at least 1: a typo must not silently measure the default. */
+static int parse_quantum(const char *s, uint64_t *out, struct dpmu_err *err)
+{
+	*out = 1;
+	if (!s || !*s)
+		return 0;
+	/* strtoull would take leading blanks and a minus sign (wrapping it) */
+	if (*s < '0' || *s > '9')
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "DPMU_QEMU_QUANTUM='%s': not a number (give instructions per "
+				    "turn, 1 or more)",
+				    s);
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return dpmu_err_set(err, DPMU_ERANGE,
+				    "DPMU_QEMU_QUANTUM='%s': too large (at most %llu instructions "
+				    "per turn)",
+				    s, (unsigned long long)UINT64_MAX);
+	if (*end)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "DPMU_QEMU_QUANTUM='%s': unexpected '%s' after the number (give "
+				    "instructions per turn, 1 or more)",
+				    s, end);
+	if (v == 0)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "DPMU_QEMU_QUANTUM='%s': a turn must be at least 1 instruction", s);
+	*out = v;
+	return 0;
+}
+
 int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **out,
 		     struct dpmu_err *err)
 {
@@ -1273,16 +1308,14 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	q->fd = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
-	/* DPMU_QEMU_QUANTUM: instructions per scheduling turn (measurements of
-	 * the interleaving's cost; default one block) */
-	const char *quantum = getenv("DPMU_QEMU_QUANTUM");
-	q->quantum = quantum && *quantum ? strtoull(quantum, NULL, 10) : 0;
-	if (q->quantum == 0)
-		q->quantum = 1;
+	int rc = parse_quantum(getenv("DPMU_QEMU_QUANTUM"), &q->quantum, err);
+	if (rc) {
+		qemu_destroy(&q->b);
+		return rc;
+	}
 	if (opt->sysroot)
 		snprintf(q->sysroot, sizeof q->sysroot, "%s", opt->sysroot);
-	int rc = dpmu_qemu_check_program(opt->program, opt->sysroot, q->program, sizeof q->program,
-					 err);
+	rc = dpmu_qemu_check_program(opt->program, opt->sysroot, q->program, sizeof q->program, err);
 	if (!rc)
 		rc = find_qemu(q->qemu, sizeof q->qemu, err);
 	if (!rc)

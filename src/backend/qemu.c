@@ -54,13 +54,12 @@ struct symstat {
 struct vstream {
 	unsigned core;
 	bool open;          /* a block entry is pending its addresses */
-	uint32_t bid;
-	const struct bdec *blk; /* bid's, classified (block_get) while open */
+	const struct bdec *blk; /* the open block's, classified (block_get) */
 	/* the open block's addresses: the indices of the instructions that
 	 * made one, in the order they ran, and the address (the first access)
 	 * of each by index */
-	uint32_t *aidx;
-	uint32_t na, cap;
+	uint32_t *aidx;     /* both DPMU_QEMU_TAG_ADDR_MAX long (stream_alloc) */
+	uint32_t na;
 	uint32_t next;      /* the least index a new address may have */
 	uint64_t *abyidx;
 	struct {
@@ -347,7 +346,7 @@ static void retired(struct qemu_be *q, struct vstream *v, size_t n)
 {
 	v->insns += n;
 	q->per_core[v->core] += n;
-	for (unsigned d = 0; d < v->depth; d++)
+	for (unsigned d = 0, depth = v->depth; d < depth; d++)
 		q->region[v->stack[d]].insns += n;
 	q->since_tick += n;
 }
@@ -402,7 +401,8 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		struct timespec ts = {0, 10000};
 		nanosleep(&ts, NULL);
 	}
-	if (b->n == 0 || (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
+	if (b->n == 0 || b->n >= DPMU_QEMU_TAG_ADDR_MAX ||
+	    (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
 		goto bad;
 	/* A block's code entries are its own (the plugin gives every
 	 * translation a fresh range): classified once, here. */
@@ -529,52 +529,30 @@ static inline void finish_block(struct qemu_be *q, struct vstream *v, uint64_t n
 	finish_block_slow(q, v, next_pc);
 }
 
-static int grow_stream(struct vstream *v, uint32_t need)
+/* A vCPU's address arrays, once, for the largest block the wire format
+ * can describe (an address's index is below DPMU_QEMU_TAG_ADDR_MAX; the
+ * plugin describes no larger block and block_first refuses one), so no
+ * block entry has to check their size. The pages a run never reaches are
+ * never touched. */
+static int stream_alloc(struct vstream *v)
 {
-	if (need <= v->cap)
-		return 0;
-	uint32_t ncap = need < 1024 ? 1024 : need;
-	uint32_t *i = malloc(ncap * sizeof *i);
-	uint64_t *x = malloc(ncap * sizeof *x);
-	if (!i || !x) {
-		free(i);
-		free(x);
+	v->aidx = malloc(DPMU_QEMU_TAG_ADDR_MAX * sizeof *v->aidx);
+	v->abyidx = malloc(DPMU_QEMU_TAG_ADDR_MAX * sizeof *v->abyidx);
+	if (!v->aidx || !v->abyidx) {
+		free(v->aidx);
+		free(v->abyidx);
+		v->aidx = NULL;
+		v->abyidx = NULL;
 		return -1;
 	}
-	free(v->aidx);
-	free(v->abyidx);
-	v->aidx = i;
-	v->abyidx = x;
-	v->cap = ncap;
 	return 0;
 }
 
-/* A block entry: the open block retires (it ran to where this one starts),
- * this one opens. Returns the block, or NULL (the run's error set). */
-static inline const struct bdec *block_word(struct qemu_be *q, struct vstream *v, uint64_t w)
-{
-	uint32_t bid = (uint32_t)w;
-	const struct bdec *b = block_get(q, bid);
-	finish_block(q, v, b ? b->vaddr : 0);
-	if (!b)
-		return NULL;
-	if (b->n > v->cap && grow_stream(v, b->n)) {
-		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
-		return NULL;
-	}
-	v->bid = bid;
-	v->blk = b;
-	v->open = true;
-	v->na = 0;
-	v->next = 0;
-	v->nrev = 0;
-	return b;
-}
-
-/* A region marker word: it belongs to the address entry just before it. */
+/* A region marker word of the open block: it belongs to the address entry
+ * just before it. */
 static void region_word(struct vstream *v, uint64_t w)
 {
-	if (v->open && v->nrev < sizeof v->rev / sizeof v->rev[0] && v->na) {
+	if (v->nrev < sizeof v->rev / sizeof v->rev[0] && v->na) {
 		v->rev[v->nrev].idx = v->aidx[v->na - 1];
 		v->rev[v->nrev].name = (uint32_t)w;
 		v->rev[v->nrev].end = (w >> 47) & 1;
@@ -669,6 +647,8 @@ static size_t collect(struct qemu_be *q)
 		struct dpmu_ring *ring = ring_of(q, i);
 		bool had = wq_len(w) > 0;
 		size_t got = 0;
+		if (!had)
+			w->head = w->tail = 0; /* nothing to keep: no compaction to pay */
 		/* a full queue leaves the records in the ring: qemu waits */
 		for (int round = 0; round < 16 && wq_reserve(w, 64 * DPMU_QEMU_WORDS); round++) {
 			const struct dpmu_record *rec;
@@ -715,30 +695,51 @@ static size_t collect(struct qemu_be *q)
 	return total;
 }
 
-static inline void after_turn(struct qemu_be *q, uint64_t n);
+static void check_tick(struct qemu_be *q);
 
 /* Decode vCPU v's queued words. A turn ends once `quantum` instructions
  * have retired in it (a block retires when the next one starts). Without
  * solo the call is one turn and returns its instructions. With solo (v is
  * the only vCPU started) turn follows turn until the queue is empty, each
- * completed one followed by after_turn as in the general loop, without a
- * call and the loop's bookkeeping per block; it returns the instructions
- * of the last, unfinished turn, for the caller's after_turn. *turns counts
- * the turns begun. */
-static uint64_t decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo,
-		       size_t *turns)
+ * completed one followed by what after_turn does in the general loop,
+ * without a call and the loop's bookkeeping per block; it returns the
+ * instructions of the last, unfinished turn, for the caller's after_turn.
+ * *turns counts the turns begun.
+ * Each value of solo has a function of its own (decode_solo, decode_turn),
+ * out of the scheduler's loops. */
+static inline __attribute__((always_inline)) uint64_t
+decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t *turns)
 {
+	if (!v->aidx && stream_alloc(v)) {
+		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
+		return 0;
+	}
 	const uint64_t *p = w->w;
-	size_t h = w->head, t = w->tail;
-	uint64_t n0 = v->insns;
+	size_t h = w->head, t = w->tail, hs = h, nturns = 0;
+	const uint64_t quantum = q->quantum;
+	const bool checks = solo && q->tick; /* after_turn's condition; run_rc is 0 here */
+	struct dpmu_uarch *const uarch = q->uarch;
+	const unsigned core = v->core;
+	const struct bdec *const bdec = q->bdec;
+	const uint8_t *const tmem = q->tmem;
+	/* Instructions the block path retired and the tallies (retired())
+	 * do not hold yet: they are sums, so they are brought up to date
+	 * before anything reads them (the per-instruction path, the monitor's
+	 * check, the return) rather than after every block. The same for the
+	 * check's own count (since_check). */
+	uint64_t pend = 0, since_check = q->since_check;
+	uint32_t *const aidx = v->aidx;
+	uint64_t *const aby = v->abyidx;
+	uint64_t turn = 0;
 	/* The open block's decoding state is kept here, and in v only around
 	 * the calls that read it: an address word, the commonest, then costs
-	 * its checks and two stores. Not open: no index is below bn (0). */
-	uint32_t na = v->na, next = v->next, bn = v->open ? v->blk->n : 0;
-	const uint8_t *tm = v->open ? q->tmem + v->blk->first : q->tmem;
-	uint32_t *aidx = v->aidx;
-	uint64_t *aby = v->abyidx;
-	*turns += h < t;
+	 * its checks and two stores. Not open: no index is below bn (0).
+	 * fast_na is the open block's, or UINT32_MAX once a region marker
+	 * sends it to the per-instruction path. */
+	const struct bdec *cur = v->open ? v->blk : NULL;
+	uint32_t na = v->na, next = v->next, bn = cur ? cur->n : 0;
+	uint32_t fast_na = !cur ? 0 : v->nrev ? UINT32_MAX : cur->fast_na;
+	const uint8_t *tm = cur ? tmem + cur->first : tmem;
 	while (h < t) {
 		uint64_t x = p[h++];
 		uint64_t tag = x >> DPMU_QEMU_TAG_SHIFT;
@@ -749,7 +750,7 @@ static uint64_t decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, b
 			 * instruction of the block has one (the plugin asks for no
 			 * other), so a stray word never counts towards the fast
 			 * path's count (fast_na). The indices are distinct and
-			 * below bn <= cap, so na stays below cap. */
+			 * below bn < DPMU_QEMU_TAG_ADDR_MAX, the arrays' length. */
 			uint32_t idx = (uint32_t)tag - 1;
 			if (idx >= next && idx < bn && (tm[idx] & 3) != DPMU_ICLASS_MEM_NONE) {
 				aidx[na++] = idx;
@@ -758,36 +759,96 @@ static uint64_t decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, b
 			}
 			continue;
 		}
-		v->na = na;
-		v->next = next;
 		if (tag != DPMU_QEMU_TAG_BLOCK) {
-			if (tag == DPMU_QEMU_TAG_REGION)
+			if (tag == DPMU_QEMU_TAG_REGION && cur) {
+				v->na = na;
 				region_word(v, x);
+				if (v->nrev)
+					fast_na = UINT32_MAX;
+			}
 			continue;
 		}
-		/* only a block entry retires instructions or fails the run */
-		const struct bdec *b = block_word(q, v, x);
+		/* A block entry: the open block retires (it ran to where this
+		 * one starts), this one opens. Only this retires instructions
+		 * or fails the run. */
+		uint32_t bid = (uint32_t)x;
+		const struct bdec *b = bid < DPMU_QEMU_MAX_BLOCKS && bdec[bid].sum
+					       ? &bdec[bid]
+					       : block_first(q, bid);
+		uint64_t next_pc = b ? b->vaddr : 0, n = 0;
+		if (cur) {
+			if (na == fast_na) {
+				/* The common case: every access made, so every
+				 * instruction retired; the engine's summary of the
+				 * block runs it. */
+				dpmu_uarch_run_block(uarch, core, cur->sum, aby, next_pc);
+				n = cur->n;
+				pend += n;
+			} else {
+				/* it may open or close regions: the tallies first */
+				retired(q, v, pend);
+				pend = 0;
+				uint64_t n0 = v->insns;
+				v->blk = cur;
+				v->na = na;
+				finish_block_slow(q, v, next_pc); /* leaves nrev 0 */
+				n = v->insns - n0;
+			}
+		}
+		cur = b;
 		if (!b)
 			break;
+		/* v->nrev is 0: a region word made the block that had it take
+		 * the per-instruction path, which consumed them */
 		na = next = 0;
 		bn = b->n;
-		tm = q->tmem + b->first;
-		aidx = v->aidx; /* grow_stream may have moved them */
-		aby = v->abyidx;
-		if (v->insns - n0 < q->quantum)
+		fast_na = b->fast_na;
+		tm = tmem + b->first;
+		turn += n;
+		if (turn < quantum)
 			continue;
+		nturns++;
+		hs = h;
 		if (!solo)
 			break;
-		after_turn(q, v->insns - n0);
-		if (q->run_rc)
-			break;
-		n0 = v->insns;
-		*turns += h < t;
+		if (checks) {
+			since_check += turn;
+			if (since_check >= QEMU_CHECK_INSNS) {
+				retired(q, v, pend);
+				pend = 0;
+				q->since_check = since_check;
+				check_tick(q);
+				since_check = q->since_check;
+				if (q->run_rc)
+					break;
+			}
+		}
+		turn = 0;
 	}
+	retired(q, v, pend);
+	if (checks)
+		q->since_check = since_check;
+	if (cur)
+		v->blk = cur;
+	v->open = cur != NULL;
 	v->na = na;
 	v->next = next;
 	w->head = h;
-	return v->insns - n0;
+	*turns += nturns + (h != hs); /* and a turn begun */
+	return turn;
+}
+
+static __attribute__((noinline)) uint64_t decode_solo(struct qemu_be *q, struct vstream *v,
+						       struct wqueue *w, size_t *turns)
+{
+	return decode(q, v, w, true, turns);
+}
+
+static __attribute__((noinline)) uint64_t decode_turn(struct qemu_be *q, struct vstream *v,
+						       struct wqueue *w)
+{
+	size_t turns = 0;
+	return decode(q, v, w, false, &turns);
 }
 
 /* Advance vCPU i's simulated time by its core's cycles since c0. */
@@ -802,8 +863,7 @@ static void advance(struct qemu_be *q, unsigned i, uint64_t c0)
 static uint64_t turn(struct qemu_be *q, unsigned i)
 {
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, q->vs[i].core);
-	size_t turns = 0;
-	uint64_t n = decode(q, &q->vs[i], &q->wq[i], false, &turns);
+	uint64_t n = decode_turn(q, &q->vs[i], &q->wq[i]);
 	advance(q, i, c0);
 	return n;
 }
@@ -824,10 +884,8 @@ static long long elapsed_ns(const struct timespec *a)
 }
 
 /* After a turn of n instructions: every QEMU_CHECK_INSNS, the monitor's
- * tick when one is due. */
-static void check_tick(struct qemu_be *q);
-
-/* inline: it runs after every block; the check itself is rare */
+ * tick when one is due. inline: it runs after every turn; the check itself
+ * is rare (decode's solo loop does the same in line). */
 static inline void after_turn(struct qemu_be *q, uint64_t n)
 {
 	if (!q->tick || q->run_rc)
@@ -873,7 +931,7 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
 	size_t turns = 0;
 	if (wq_len(w) && !q->run_rc)
-		after_turn(q, decode(q, v, w, true, &turns));
+		after_turn(q, decode_solo(q, v, w, &turns));
 	advance(q, i, c0);
 	return turns;
 }

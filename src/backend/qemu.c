@@ -54,7 +54,7 @@ struct symstat {
 struct vstream {
 	unsigned core;
 	bool open;          /* a block entry is pending its addresses */
-	const struct bdec *blk; /* the open block's, classified (block_get) */
+	const struct bdec *blk; /* the open block's, classified (block_first) */
 	/* the open block's addresses: the indices of the instructions that
 	 * made one, in the order they ran, and the address (the first access)
 	 * of each by index */
@@ -448,14 +448,6 @@ bad:
 	return NULL;
 }
 
-/* Block bid, ready and classified, or NULL (the run's error set). */
-static inline const struct bdec *block_get(struct qemu_be *q, uint32_t bid)
-{
-	if (bid < DPMU_QEMU_MAX_BLOCKS && q->bdec[bid].sum)
-		return &q->bdec[bid]; /* checked and classified when it first ran */
-	return block_first(q, bid);
-}
-
 /* The open block of v in part, or with regions or per-symbol counts: its
  * templates retired instruction by instruction. */
 static __attribute__((noinline)) void finish_block_slow(struct qemu_be *q, struct vstream *v,
@@ -772,6 +764,8 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 		 * one starts), this one opens. Only this retires instructions
 		 * or fails the run. */
 		uint32_t bid = (uint32_t)x;
+		/* one load for a block seen before: checked and classified
+		 * when it first ran */
 		const struct bdec *b = bid < DPMU_QEMU_MAX_BLOCKS && bdec[bid].sum
 					       ? &bdec[bid]
 					       : block_first(q, bid);
@@ -869,7 +863,7 @@ static uint64_t turn(struct qemu_be *q, unsigned i)
 }
 
 /* Whether vCPU v's last block ends in SVC: the thread is in a system call.
- * An open block was checked and classified when it opened (block_get), so
+ * An open block was checked and classified when it opened (block_first), so
  * its last template holds the flags. */
 static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
 {

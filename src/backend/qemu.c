@@ -58,7 +58,7 @@ struct vstream {
 	/* the open block's addresses: the indices of the instructions that
 	 * made one, in the order they ran, and the address (the first access)
 	 * of each by index */
-	uint32_t *aidx;     /* both DPMU_QEMU_TAG_ADDR_MAX long (stream_alloc) */
+	uint32_t *aidx;     /* both DPMU_QEMU_TAG_ADDR_MAX long, one allocation (stream_alloc) */
 	uint32_t na;
 	uint32_t next;      /* the least index a new address may have */
 	uint64_t *abyidx;
@@ -526,17 +526,16 @@ static inline void finish_block(struct qemu_be *q, struct vstream *v, uint64_t n
  * plugin describes no larger block and block_first refuses one), so no
  * block entry has to check their size. The pages a run never reaches are
  * never touched. */
+#define STREAM_AIDX(aby) ((uint32_t *)(void *)((aby) + DPMU_QEMU_TAG_ADDR_MAX))
+
 static int stream_alloc(struct vstream *v)
 {
-	v->aidx = malloc(DPMU_QEMU_TAG_ADDR_MAX * sizeof *v->aidx);
-	v->abyidx = malloc(DPMU_QEMU_TAG_ADDR_MAX * sizeof *v->abyidx);
-	if (!v->aidx || !v->abyidx) {
-		free(v->aidx);
-		free(v->abyidx);
-		v->aidx = NULL;
-		v->abyidx = NULL;
+	/* one allocation, aidx right after abyidx: the decoder's loop keeps
+	 * one pointer for both */
+	v->abyidx = malloc(DPMU_QEMU_TAG_ADDR_MAX * (sizeof *v->abyidx + sizeof *v->aidx));
+	if (!v->abyidx)
 		return -1;
-	}
+	v->aidx = STREAM_AIDX(v->abyidx);
 	return 0;
 }
 
@@ -696,33 +695,27 @@ static void check_tick(struct qemu_be *q);
  * completed one followed by what after_turn does in the general loop,
  * without a call and the loop's bookkeeping per block; it returns the
  * instructions of the last, unfinished turn, for the caller's after_turn.
- * *turns counts the turns begun.
+ * *turns counts the turns that retired instructions.
  * Each value of solo has a function of its own (decode_solo, decode_turn),
  * out of the scheduler's loops. */
 static inline __attribute__((always_inline)) uint64_t
 decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t *turns)
 {
-	if (!v->aidx && stream_alloc(v)) {
+	if (!v->abyidx && stream_alloc(v)) {
 		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
 		return 0;
 	}
-	const uint64_t *p = w->w;
-	size_t h = w->head, t = w->tail, hs = h, nturns = 0;
-	const uint64_t quantum = q->quantum;
-	const bool checks = solo && q->tick; /* after_turn's condition; run_rc is 0 here */
-	struct dpmu_uarch *const uarch = q->uarch;
-	const unsigned core = v->core;
-	const struct bdec *const bdec = q->bdec;
-	const uint8_t *const tmem = q->tmem;
+	/* Few values live across the loop, so they stay in registers: what is
+	 * read once per block is loaded from q and v when needed. */
+	const uint64_t *wp = w->w + w->head, *const we = w->w + w->tail;
+	uint64_t *const aby = v->abyidx; /* aidx: STREAM_AIDX(aby) */
+	size_t nturns = 0;
+	uint64_t turn = 0;
 	/* Instructions the block path retired and the tallies (retired())
 	 * do not hold yet: they are sums, so they are brought up to date
 	 * before anything reads them (the per-instruction path, the monitor's
-	 * check, the return) rather than after every block. The same for the
-	 * check's own count (since_check). */
-	uint64_t pend = 0, since_check = q->since_check;
-	uint32_t *const aidx = v->aidx;
-	uint64_t *const aby = v->abyidx;
-	uint64_t turn = 0;
+	 * check, the return) rather than after every block. */
+	uint64_t pend = 0;
 	/* The open block's decoding state is kept here, and in v only around
 	 * the calls that read it: an address word, the commonest, then costs
 	 * its checks and two stores. Not open: no index is below bn (0).
@@ -731,28 +724,28 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 	const struct bdec *cur = v->open ? v->blk : NULL;
 	uint32_t na = v->na, next = v->next, bn = cur ? cur->n : 0;
 	uint32_t fast_na = !cur ? 0 : v->nrev ? UINT32_MAX : cur->fast_na;
-	const uint8_t *tm = cur ? tmem + cur->first : tmem;
-	while (h < t) {
-		uint64_t x = p[h++];
+	const uint8_t *tm = cur ? q->tmem + cur->first : q->tmem;
+	while (wp < we) {
+		uint64_t x = *wp++;
 		uint64_t tag = x >> DPMU_QEMU_TAG_SHIFT;
-		if (tag - 1 < DPMU_QEMU_TAG_ADDR_MAX) {
-			/* An address entry (tag = index + 1). Instructions run in
-			 * order: a later index is a new instruction, one not later
-			 * is another access of the same one. Only a memory
-			 * instruction of the block has one (the plugin asks for no
-			 * other), so a stray word never counts towards the fast
-			 * path's count (fast_na). The indices are distinct and
-			 * below bn < DPMU_QEMU_TAG_ADDR_MAX, the arrays' length. */
-			uint32_t idx = (uint32_t)tag - 1;
-			if (idx >= next && idx < bn && (tm[idx] & 3) != DPMU_ICLASS_MEM_NONE) {
-				aidx[na++] = idx;
-				aby[idx] = x & DPMU_QEMU_ADDR_MASK;
-				next = idx + 1;
-			}
-			continue;
-		}
 		if (tag != DPMU_QEMU_TAG_BLOCK) {
-			if (tag == DPMU_QEMU_TAG_REGION && cur) {
+			if (tag - 1 < DPMU_QEMU_TAG_ADDR_MAX) {
+				/* An address entry (tag = index + 1). Instructions
+				 * run in order: a later index is a new instruction,
+				 * one not later is another access of the same one.
+				 * Only a memory instruction of the block has one (the
+				 * plugin asks for no other), so a stray word never
+				 * counts towards the fast path's count (fast_na). The
+				 * indices are distinct and below bn <
+				 * DPMU_QEMU_TAG_ADDR_MAX, the arrays' length. */
+				uint32_t idx = (uint32_t)tag - 1;
+				if (idx >= next && idx < bn &&
+				    (tm[idx] & 3) != DPMU_ICLASS_MEM_NONE) {
+					STREAM_AIDX(aby)[na++] = idx;
+					aby[idx] = x & DPMU_QEMU_ADDR_MASK;
+					next = idx + 1;
+				}
+			} else if (tag == DPMU_QEMU_TAG_REGION && cur) {
 				v->na = na;
 				region_word(v, x);
 				if (v->nrev)
@@ -766,8 +759,8 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 		uint32_t bid = (uint32_t)x;
 		/* one load for a block seen before: checked and classified
 		 * when it first ran */
-		const struct bdec *b = bid < DPMU_QEMU_MAX_BLOCKS && bdec[bid].sum
-					       ? &bdec[bid]
+		const struct bdec *b = bid < DPMU_QEMU_MAX_BLOCKS && q->bdec[bid].sum
+					       ? &q->bdec[bid]
 					       : block_first(q, bid);
 		uint64_t next_pc = b ? b->vaddr : 0, n = 0;
 		if (cur) {
@@ -775,7 +768,7 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 				/* The common case: every access made, so every
 				 * instruction retired; the engine's summary of the
 				 * block runs it. */
-				dpmu_uarch_run_block(uarch, core, cur->sum, aby, next_pc);
+				dpmu_uarch_run_block(q->uarch, v->core, cur->sum, aby, next_pc);
 				n = cur->n;
 				pend += n;
 			} else {
@@ -797,22 +790,19 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 		na = next = 0;
 		bn = b->n;
 		fast_na = b->fast_na;
-		tm = tmem + b->first;
+		tm = q->tmem + b->first;
 		turn += n;
-		if (turn < quantum)
+		if (turn < q->quantum)
 			continue;
 		nturns++;
-		hs = h;
 		if (!solo)
 			break;
-		if (checks) {
-			since_check += turn;
-			if (since_check >= QEMU_CHECK_INSNS) {
+		if (q->tick) { /* after_turn's condition; run_rc is 0 here */
+			q->since_check += turn;
+			if (q->since_check >= QEMU_CHECK_INSNS) {
 				retired(q, v, pend);
 				pend = 0;
-				q->since_check = since_check;
 				check_tick(q);
-				since_check = q->since_check;
 				if (q->run_rc)
 					break;
 			}
@@ -820,15 +810,13 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 		turn = 0;
 	}
 	retired(q, v, pend);
-	if (checks)
-		q->since_check = since_check;
 	if (cur)
 		v->blk = cur;
 	v->open = cur != NULL;
 	v->na = na;
 	v->next = next;
-	w->head = h;
-	*turns += nturns + (h != hs); /* and a turn begun */
+	w->head = (size_t)(wp - w->w);
+	*turns += nturns + (turn != 0); /* and one the queue ran out in */
 	return turn;
 }
 
@@ -1168,8 +1156,7 @@ static void qemu_destroy(struct dpmu_backend *b)
 		munmap(q->bdec, (size_t)DPMU_QEMU_MAX_BLOCKS * sizeof *q->bdec);
 	}
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
-		free(q->vs[i].aidx);
-		free(q->vs[i].abyidx);
+		free(q->vs[i].abyidx); /* and aidx (stream_alloc) */
 		free(q->wq[i].w);
 	}
 	free(q->sym);

@@ -521,13 +521,14 @@ static inline void finish_block(struct qemu_be *q, struct vstream *v, uint64_t n
 	finish_block_slow(q, v, next_pc);
 }
 
+/* aidx lies right after abyidx (stream_alloc) */
+#define STREAM_AIDX(aby) ((uint32_t *)(void *)((aby) + DPMU_QEMU_TAG_ADDR_MAX))
+
 /* A vCPU's address arrays, once, for the largest block the wire format
  * can describe (an address's index is below DPMU_QEMU_TAG_ADDR_MAX; the
  * plugin describes no larger block and block_first refuses one), so no
  * block entry has to check their size. The pages a run never reaches are
  * never touched. */
-#define STREAM_AIDX(aby) ((uint32_t *)(void *)((aby) + DPMU_QEMU_TAG_ADDR_MAX))
-
 static int stream_alloc(struct vstream *v)
 {
 	/* one allocation, aidx right after abyidx: the decoder's loop keeps
@@ -626,6 +627,9 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 	return now;
 }
 
+_Static_assert(DPMU_QEMU_WORDS == 1 + sizeof ((struct dpmu_record *)0)->val / sizeof(uint64_t),
+	       "a record's words are its time and its val[]");
+
 /* Take what every ring holds into the queues; returns the records taken.
  * The words are read where the plugin wrote them (peek) and go straight
  * into the queue: one copy. */
@@ -655,7 +659,7 @@ static size_t collect(struct qemu_be *q)
 				if (nw >= DPMU_QEMU_WORDS) {
 					/* all but a thread's last record are full */
 					o[0] = rec[r].time;
-					memcpy(o + 1, rec[r].val, 5 * sizeof *o);
+					memcpy(o + 1, rec[r].val, sizeof rec[r].val);
 					o += DPMU_QEMU_WORDS;
 					continue;
 				}

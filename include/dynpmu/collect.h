@@ -191,6 +191,15 @@ int dpmu_ring_poll(struct dpmu_ring *ring);
 /* Consumer side (one thread). Copy up to max records out; records whose
  * sequence does not match their slot are counted as mismatched and skipped. */
 size_t dpmu_ring_pop(struct dpmu_ring *ring, struct dpmu_record *out, size_t max);
+/* The same without the copy: peek gives the next published records in the
+ * ring's own slots, up to max, contiguous (a run stops at the ring's end and
+ * before a mismatched record; a mismatched record at the front is counted and
+ * passed by, as pop does), and returns how many; *recs points at the first.
+ * The slots stay the consumer's until release(n) hands the first n of them
+ * (n <= what peek returned) back to the producer and counts them collected.
+ * Nothing else may happen on the consumer side between the two. */
+size_t dpmu_ring_peek(struct dpmu_ring *ring, const struct dpmu_record **recs, size_t max);
+void dpmu_ring_release(struct dpmu_ring *ring, size_t n);
 
 /* Consumer side: the retirement handshake (seed 002 "Unified COND nonce").
  * request reads the producer's retained COND, picks the nonce that differs

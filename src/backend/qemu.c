@@ -54,14 +54,14 @@ struct symstat {
 struct vstream {
 	unsigned core;
 	bool open;          /* a block entry is pending its addresses */
-	uint32_t bid;
-	const struct dpmu_qemu_block *blk; /* bid's entry, ready (block_get) while open */
-	/* the open block's addresses, in the order its instructions ran:
-	 * instruction index and address (first access of each) */
-	uint32_t *aidx;
-	uint64_t *aval;
-	uint32_t na, cap;
-	uint64_t *abyidx;   /* the same addresses by instruction index */
+	const struct bdec *blk; /* the open block's, classified (block_first) */
+	/* the open block's addresses: the indices of the instructions that
+	 * made one, in the order they ran, and the address (the first access)
+	 * of each by index */
+	uint32_t *aidx;     /* both DPMU_QEMU_TAG_ADDR_MAX long, one allocation (stream_alloc) */
+	uint32_t na;
+	uint32_t next;      /* the least index a new address may have */
+	uint64_t *abyidx;
 	struct {
 		uint32_t idx, name;
 		bool end;
@@ -75,12 +75,19 @@ struct vstream {
 	double freq_hz;
 };
 
-/* What the decoder knows of a translated block once it has classified it. */
+/* What the decoder knows of a translated block once it has classified it:
+ * all a block entry reads, in one place (the shared table's entry is read
+ * once, when the block is classified). */
 struct bdec {
 	struct dpmu_ublock *sum; /* the engine's summary; NULL: not classified */
+	uint64_t vaddr;          /* the shared entry's, copied */
+	uint32_t first, n;
 	uint32_t ncheck;         /* entries of its tcheck list */
-	uint32_t nmem;           /* instructions qemu reports accesses for */
-	bool partial;            /* has an instruction that never retires */
+	/* The address count of an execution the summary may run: the number
+	 * of instructions qemu reports accesses for; UINT32_MAX (no count
+	 * reaches it) when the block has an instruction that never retires or
+	 * the run counts per symbol, which take the per-instruction path. */
+	uint32_t fast_na;
 };
 
 /* A vCPU's stream words, taken from its ring, waiting for their turn. */
@@ -339,7 +346,7 @@ static void retired(struct qemu_be *q, struct vstream *v, size_t n)
 {
 	v->insns += n;
 	q->per_core[v->core] += n;
-	for (unsigned d = 0; d < v->depth; d++)
+	for (unsigned d = 0, depth = v->depth; d < depth; d++)
 		q->region[v->stack[d]].insns += n;
 	q->since_tick += n;
 }
@@ -377,15 +384,15 @@ static void retire(struct qemu_be *q, struct vstream *v, const struct dpmu_insn 
 	retired(q, v, n);
 }
 
-/* Block bid's entry the first time it runs: checked, classified, summarised;
- * NULL when the shared region is inconsistent (the run's error set). */
-static const struct dpmu_qemu_block *block_first(struct qemu_be *q, uint32_t bid)
+/* Block bid the first time it runs: checked, classified, summarised; NULL
+ * when the shared region is inconsistent (the run's error set). */
+static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 {
 	if (bid >= DPMU_QEMU_MAX_BLOCKS)
 		goto bad;
 	const struct dpmu_qemu_block *b = &q->blocks[bid];
 	if (q->bdec[bid].sum)
-		return b;
+		return &q->bdec[bid];
 	/* Translation happens before execution, so the entry is normally
 	 * ready; wait a little for a block described by another thread. */
 	for (int spin = 0; !atomic_load_explicit(&b->ready, memory_order_acquire); spin++) {
@@ -394,13 +401,18 @@ static const struct dpmu_qemu_block *block_first(struct qemu_be *q, uint32_t bid
 		struct timespec ts = {0, 10000};
 		nanosleep(&ts, NULL);
 	}
-	if (b->n == 0 || (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
+	if (b->n == 0 || b->n >= DPMU_QEMU_TAG_ADDR_MAX ||
+	    (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
 		goto bad;
 	/* A block's code entries are its own (the plugin gives every
 	 * translation a fresh range): classified once, here. */
 	struct bdec *d = &q->bdec[bid];
-	d->ncheck = d->nmem = 0;
-	d->partial = false;
+	d->vaddr = b->vaddr;
+	d->first = b->first;
+	d->n = b->n;
+	d->ncheck = 0;
+	uint32_t nmem = 0;
+	bool partial = false;
 	for (uint32_t i = 0; i < b->n; i++) {
 		uint32_t k = b->first + i;
 		struct dpmu_iclass c;
@@ -416,9 +428,10 @@ static const struct dpmu_qemu_block *block_first(struct qemu_be *q, uint32_t bid
 		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2);
 		if (q->tmem[k])
 			q->tcheck[b->first + d->ncheck++] = i;
-		d->nmem += c.mem != DPMU_ICLASS_MEM_NONE;
-		d->partial |= c.noretire != 0;
+		nmem += c.mem != DPMU_ICLASS_MEM_NONE;
+		partial |= c.noretire != 0;
 	}
+	d->fast_na = partial || q->by_symbol ? UINT32_MAX : nmem;
 	struct dpmu_err e;
 	if (bid >= q->bdec_end)
 		q->bdec_end = bid + 1;
@@ -426,7 +439,7 @@ static const struct dpmu_qemu_block *block_first(struct qemu_be *q, uint32_t bid
 		q->run_rc = dpmu_err_set(q->run_err, e.code, "qemu backend: %s", dpmu_errmsg(&e));
 		return NULL;
 	}
-	return b;
+	return d;
 bad:
 	q->run_rc = dpmu_err_set(q->run_err, DPMU_EIO,
 				 "qemu plugin: block %u was never described (the shared region is "
@@ -435,21 +448,12 @@ bad:
 	return NULL;
 }
 
-/* Block bid's entry, ready and classified, or NULL (the run's error set). */
-static inline const struct dpmu_qemu_block *block_get(struct qemu_be *q, uint32_t bid)
-{
-	if (bid < DPMU_QEMU_MAX_BLOCKS && q->bdec[bid].sum)
-		return &q->blocks[bid]; /* checked and classified when it first ran */
-	return block_first(q, bid);
-}
-
 /* The open block of v in part, or with regions or per-symbol counts: its
  * templates retired instruction by instruction. */
 static __attribute__((noinline)) void finish_block_slow(struct qemu_be *q, struct vstream *v,
 							 uint64_t next_pc)
 {
-	const struct dpmu_qemu_block *b = v->blk;
-	const struct bdec *d = &q->bdec[v->bid];
+	const struct bdec *b = v->blk;
 	/* The block's templates are retired in place: only what differs
 	 * between executions (addresses, a store-exclusive's outcome, the
 	 * last branch's outcome) is written into them first, so an execution
@@ -458,7 +462,7 @@ static __attribute__((noinline)) void finish_block_slow(struct qemu_be *q, struc
 	const uint8_t *tm = q->tmem + b->first;
 	const uint32_t *chk = q->tcheck + b->first;
 	uint32_t n = b->n, k = 0;
-	for (uint32_t j = 0; j < d->ncheck; j++) {
+	for (uint32_t j = 0; j < b->ncheck; j++) {
 		uint32_t i = chk[j];
 		uint8_t m = tm[i];
 		while (k < v->na && v->aidx[k] < i)
@@ -471,7 +475,7 @@ static __attribute__((noinline)) void finish_block_slow(struct qemu_be *q, struc
 			break;
 		}
 		if ((m & 3) != DPMU_ICLASS_MEM_NONE) {
-			t[i].addr = seen ? v->aval[k] : 0;
+			t[i].addr = seen ? v->abyidx[i] : 0;
 			if (t[i].flags & DPMU_IC_STREX) {
 				if (seen)
 					t[i].flags &= ~(uint32_t)DPMU_IC_STREX_FAIL;
@@ -506,90 +510,45 @@ static inline void finish_block(struct qemu_be *q, struct vstream *v, uint64_t n
 	if (!v->open)
 		return;
 	v->open = false;
-	const struct bdec *d = &q->bdec[v->bid];
-	if (v->na == d->nmem && !d->partial && !v->nrev && !q->by_symbol) {
+	const struct bdec *d = v->blk;
+	if (v->na == d->fast_na && !v->nrev) {
 		/* The common case: every access made, so every instruction
 		 * retired; the engine's summary of the block runs it. */
 		dpmu_uarch_run_block(q->uarch, v->core, d->sum, v->abyidx, next_pc);
-		retired(q, v, v->blk->n);
+		retired(q, v, d->n);
 		return;
 	}
 	finish_block_slow(q, v, next_pc);
 }
 
-static int grow_stream(struct vstream *v, uint32_t need)
+/* aidx lies right after abyidx (stream_alloc) */
+#define STREAM_AIDX(aby) ((uint32_t *)(void *)((aby) + DPMU_QEMU_TAG_ADDR_MAX))
+
+/* A vCPU's address arrays, once, for the largest block the wire format
+ * can describe (an address's index is below DPMU_QEMU_TAG_ADDR_MAX; the
+ * plugin describes no larger block and block_first refuses one), so no
+ * block entry has to check their size. The pages a run never reaches are
+ * never touched. */
+static int stream_alloc(struct vstream *v)
 {
-	if (need <= v->cap)
-		return 0;
-	uint32_t ncap = need < 1024 ? 1024 : need;
-	uint32_t *i = malloc(ncap * sizeof *i);
-	uint64_t *a = malloc(ncap * sizeof *a);
-	uint64_t *x = malloc(ncap * sizeof *x);
-	if (!i || !a || !x) {
-		free(i);
-		free(a);
-		free(x);
+	/* one allocation, aidx right after abyidx: the decoder's loop keeps
+	 * one pointer for both */
+	v->abyidx = malloc(DPMU_QEMU_TAG_ADDR_MAX * (sizeof *v->abyidx + sizeof *v->aidx));
+	if (!v->abyidx)
 		return -1;
-	}
-	free(v->aidx);
-	free(v->aval);
-	free(v->abyidx);
-	v->aidx = i;
-	v->aval = a;
-	v->abyidx = x;
-	v->cap = ncap;
+	v->aidx = STREAM_AIDX(v->abyidx);
 	return 0;
 }
 
-/* A block entry: the open block retires (it ran to where this one starts),
- * this one opens. */
-static void block_word(struct qemu_be *q, struct vstream *v, uint64_t w)
+/* A region marker word of the open block: it belongs to the address entry
+ * just before it. */
+static void region_word(struct vstream *v, uint64_t w)
 {
-	uint32_t bid = (uint32_t)w;
-	const struct dpmu_qemu_block *b = block_get(q, bid);
-	finish_block(q, v, b ? b->vaddr : 0);
-	if (!b)
-		return;
-	if (grow_stream(v, b->n)) {
-		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
-		return;
-	}
-	v->bid = bid;
-	v->blk = b;
-	v->open = true;
-	v->na = 0;
-	v->nrev = 0;
-}
-
-/* Any other word: an address of the open block, or a region marker. */
-static inline void data_word(const struct qemu_be *q, struct vstream *v, uint64_t w)
-{
-	uint64_t tag = w >> DPMU_QEMU_TAG_SHIFT;
-	if (!v->open)
-		return;
-	if (tag >= 1 && tag <= DPMU_QEMU_TAG_ADDR_MAX) {
-		/* instructions run in order: a later index is a new instruction,
-		 * an index seen already is another access of the same one; only
-		 * a memory instruction of the block has one (the plugin asks for
-		 * no other), so a count of them says whether all were made */
-		uint32_t idx = (uint32_t)tag - 1;
-		if ((v->na == 0 || idx > v->aidx[v->na - 1]) && v->na < v->cap && idx < v->blk->n &&
-		    (q->tmem[v->blk->first + idx] & 3) != DPMU_ICLASS_MEM_NONE) {
-			uint64_t a = w & DPMU_QEMU_ADDR_MASK;
-			v->aidx[v->na] = idx;
-			v->aval[v->na++] = a;
-			v->abyidx[idx] = a;
-		}
-		return;
-	}
-	if (tag == DPMU_QEMU_TAG_REGION) {
-		/* belongs to the address entry just before it */
-		if (v->nrev < sizeof v->rev / sizeof v->rev[0] && v->na) {
-			v->rev[v->nrev].idx = v->aidx[v->na - 1];
-			v->rev[v->nrev].name = (uint32_t)w;
-			v->rev[v->nrev].end = (w >> 47) & 1;
-			v->nrev++;
-		}
+	if (v->nrev < sizeof v->rev / sizeof v->rev[0] && v->na) {
+		v->rev[v->nrev].idx = v->aidx[v->na - 1];
+		v->rev[v->nrev].name = (uint32_t)w;
+		v->rev[v->nrev].end = (w >> 47) & 1;
+		v->nrev++;
 	}
 }
 
@@ -668,33 +627,50 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 	return now;
 }
 
-/* Take what every ring holds into the queues; returns the records taken. */
+_Static_assert(DPMU_QEMU_WORDS == 1 + sizeof ((struct dpmu_record *)0)->val / sizeof(uint64_t),
+	       "a record's words are its time and its val[]");
+
+/* Take what every ring holds into the queues; returns the records taken.
+ * The words are read where the plugin wrote them (peek) and go straight
+ * into the queue: one copy. */
 static size_t collect(struct qemu_be *q)
 {
-	struct dpmu_record recs[64];
 	size_t total = 0;
 	unsigned nv = nvcpus(q);
 	for (unsigned i = 0; i < nv && !q->run_rc; i++) {
 		struct wqueue *w = &q->wq[i];
+		struct dpmu_ring *ring = ring_of(q, i);
 		bool had = wq_len(w) > 0;
 		size_t got = 0;
+		if (!had)
+			w->head = w->tail = 0; /* nothing to keep: no compaction to pay */
 		/* a full queue leaves the records in the ring: qemu waits */
 		for (int round = 0; round < 16 && wq_reserve(w, 64 * DPMU_QEMU_WORDS); round++) {
-			size_t n = dpmu_ring_pop(ring_of(q, i), recs, 64);
-			for (size_t r = 0; r < n; r++) {
-				if ((recs[r].kind & 0xff) != DPMU_QEMU_REC_STREAM)
-					continue;
-				unsigned nw = (recs[r].kind >> 8) & 0xff;
-				if (nw > DPMU_QEMU_WORDS)
-					nw = DPMU_QEMU_WORDS;
-				if (nw >= 1)
-					w->w[w->tail++] = recs[r].time;
-				for (unsigned k = 1; k < nw; k++)
-					w->w[w->tail++] = recs[r].val[k - 1];
-			}
-			got += n;
-			if (n < 64)
+			const struct dpmu_record *rec;
+			size_t n = dpmu_ring_peek(ring, &rec, 64);
+			if (!n)
 				break;
+			uint64_t *o = w->w + w->tail;
+			for (size_t r = 0; r < n; r++) {
+				uint32_t kind = rec[r].kind;
+				if ((kind & 0xff) != DPMU_QEMU_REC_STREAM)
+					continue;
+				unsigned nw = (kind >> 8) & 0xff;
+				if (nw >= DPMU_QEMU_WORDS) {
+					/* all but a thread's last record are full */
+					o[0] = rec[r].time;
+					memcpy(o + 1, rec[r].val, sizeof rec[r].val);
+					o += DPMU_QEMU_WORDS;
+					continue;
+				}
+				if (nw >= 1)
+					*o++ = rec[r].time;
+				for (unsigned k = 1; k < nw; k++)
+					*o++ = rec[r].val[k - 1];
+			}
+			w->tail = (size_t)(o - w->w);
+			dpmu_ring_release(ring, n);
+			got += n;
 		}
 		total += got;
 		if (!got || had)
@@ -714,26 +690,151 @@ static size_t collect(struct qemu_be *q)
 	return total;
 }
 
-/* One turn's words: decode until a quantum has retired (a block retires
- * when the next one starts) or none are left; returns the instructions. */
-static uint64_t turn_words(struct qemu_be *q, struct vstream *v, struct wqueue *w)
+static void check_tick(struct qemu_be *q);
+
+/* Decode vCPU v's queued words. A turn ends once `quantum` instructions
+ * have retired in it (a block retires when the next one starts). Without
+ * solo the call is one turn and returns its instructions. With solo (v is
+ * the only vCPU started) turn follows turn until the queue is empty, each
+ * completed one followed by what after_turn does in the general loop,
+ * without a call and the loop's bookkeeping per block; it returns the
+ * instructions of the last, unfinished turn, for the caller's after_turn.
+ * *turns counts the turns that retired instructions.
+ * Each value of solo has a function of its own (decode_solo, decode_turn),
+ * out of the scheduler's loops. */
+static inline __attribute__((always_inline)) uint64_t
+decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t *turns)
 {
-	uint64_t n0 = v->insns;
-	const uint64_t *p = w->w;
-	size_t h = w->head, t = w->tail;
-	/* only a block entry retires instructions or fails the run */
-	while (h < t) {
-		uint64_t x = p[h++];
-		if (x >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_BLOCK) {
-			data_word(q, v, x);
+	if (!v->abyidx && stream_alloc(v)) {
+		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
+		return 0;
+	}
+	/* Few values live across the loop, so they stay in registers: what is
+	 * read once per block is loaded from q and v when needed. */
+	const uint64_t *wp = w->w + w->head, *const we = w->w + w->tail;
+	uint64_t *const aby = v->abyidx; /* aidx: STREAM_AIDX(aby) */
+	size_t nturns = 0;
+	uint64_t turn = 0;
+	/* Instructions the block path retired and the tallies (retired())
+	 * do not hold yet: they are sums, so they are brought up to date
+	 * before anything reads them (the per-instruction path, the monitor's
+	 * check, the return) rather than after every block. */
+	uint64_t pend = 0;
+	/* The open block's decoding state is kept here, and in v only around
+	 * the calls that read it: an address word, the commonest, then costs
+	 * its checks and two stores. Not open: no index is below bn (0).
+	 * fast_na is the open block's, or UINT32_MAX once a region marker
+	 * sends it to the per-instruction path. */
+	const struct bdec *cur = v->open ? v->blk : NULL;
+	uint32_t na = v->na, next = v->next, bn = cur ? cur->n : 0;
+	uint32_t fast_na = !cur ? 0 : v->nrev ? UINT32_MAX : cur->fast_na;
+	const uint8_t *tm = cur ? q->tmem + cur->first : q->tmem;
+	while (wp < we) {
+		uint64_t x = *wp++;
+		uint64_t tag = x >> DPMU_QEMU_TAG_SHIFT;
+		if (tag != DPMU_QEMU_TAG_BLOCK) {
+			if (tag - 1 < DPMU_QEMU_TAG_ADDR_MAX) {
+				/* An address entry (tag = index + 1). Instructions
+				 * run in order: a later index is a new instruction,
+				 * one not later is another access of the same one.
+				 * Only a memory instruction of the block has one (the
+				 * plugin asks for no other), so a stray word never
+				 * counts towards the fast path's count (fast_na). The
+				 * indices are distinct and below bn <
+				 * DPMU_QEMU_TAG_ADDR_MAX, the arrays' length. */
+				uint32_t idx = (uint32_t)tag - 1;
+				if (idx >= next && idx < bn &&
+				    (tm[idx] & 3) != DPMU_ICLASS_MEM_NONE) {
+					STREAM_AIDX(aby)[na++] = idx;
+					aby[idx] = x & DPMU_QEMU_ADDR_MASK;
+					next = idx + 1;
+				}
+			} else if (tag == DPMU_QEMU_TAG_REGION && cur) {
+				v->na = na;
+				region_word(v, x);
+				if (v->nrev)
+					fast_na = UINT32_MAX;
+			}
 			continue;
 		}
-		block_word(q, v, x);
-		if (v->insns - n0 >= q->quantum || q->run_rc)
+		/* A block entry: the open block retires (it ran to where this
+		 * one starts), this one opens. Only this retires instructions
+		 * or fails the run. */
+		uint32_t bid = (uint32_t)x;
+		/* one load for a block seen before: checked and classified
+		 * when it first ran */
+		const struct bdec *b = bid < DPMU_QEMU_MAX_BLOCKS && q->bdec[bid].sum
+					       ? &q->bdec[bid]
+					       : block_first(q, bid);
+		uint64_t next_pc = b ? b->vaddr : 0, n = 0;
+		if (cur) {
+			if (na == fast_na) {
+				/* The common case: every access made, so every
+				 * instruction retired; the engine's summary of the
+				 * block runs it. */
+				dpmu_uarch_run_block(q->uarch, v->core, cur->sum, aby, next_pc);
+				n = cur->n;
+				pend += n;
+			} else {
+				/* it may open or close regions: the tallies first */
+				retired(q, v, pend);
+				pend = 0;
+				uint64_t n0 = v->insns;
+				v->blk = cur;
+				v->na = na;
+				finish_block_slow(q, v, next_pc); /* leaves nrev 0 */
+				n = v->insns - n0;
+			}
+		}
+		cur = b;
+		if (!b)
 			break;
+		/* v->nrev is 0: a region word made the block that had it take
+		 * the per-instruction path, which consumed them */
+		na = next = 0;
+		bn = b->n;
+		fast_na = b->fast_na;
+		tm = q->tmem + b->first;
+		turn += n;
+		if (turn < q->quantum)
+			continue;
+		nturns++;
+		if (!solo)
+			break;
+		if (q->tick) { /* after_turn's condition; run_rc is 0 here */
+			q->since_check += turn;
+			if (q->since_check >= QEMU_CHECK_INSNS) {
+				retired(q, v, pend);
+				pend = 0;
+				check_tick(q);
+				if (q->run_rc)
+					break;
+			}
+		}
+		turn = 0;
 	}
-	w->head = h;
-	return v->insns - n0;
+	retired(q, v, pend);
+	if (cur)
+		v->blk = cur;
+	v->open = cur != NULL;
+	v->na = na;
+	v->next = next;
+	w->head = (size_t)(wp - w->w);
+	*turns += nturns + (turn != 0); /* and one the queue ran out in */
+	return turn;
+}
+
+static __attribute__((noinline)) uint64_t decode_solo(struct qemu_be *q, struct vstream *v,
+						       struct wqueue *w, size_t *turns)
+{
+	return decode(q, v, w, true, turns);
+}
+
+static __attribute__((noinline)) uint64_t decode_turn(struct qemu_be *q, struct vstream *v,
+						       struct wqueue *w)
+{
+	size_t turns = 0;
+	return decode(q, v, w, false, &turns);
 }
 
 /* Advance vCPU i's simulated time by its core's cycles since c0. */
@@ -748,13 +849,13 @@ static void advance(struct qemu_be *q, unsigned i, uint64_t c0)
 static uint64_t turn(struct qemu_be *q, unsigned i)
 {
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, q->vs[i].core);
-	uint64_t n = turn_words(q, &q->vs[i], &q->wq[i]);
+	uint64_t n = decode_turn(q, &q->vs[i], &q->wq[i]);
 	advance(q, i, c0);
 	return n;
 }
 
 /* Whether vCPU v's last block ends in SVC: the thread is in a system call.
- * An open block was checked and classified when it opened (block_get), so
+ * An open block was checked and classified when it opened (block_first), so
  * its last template holds the flags. */
 static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
 {
@@ -769,10 +870,8 @@ static long long elapsed_ns(const struct timespec *a)
 }
 
 /* After a turn of n instructions: every QEMU_CHECK_INSNS, the monitor's
- * tick when one is due. */
-static void check_tick(struct qemu_be *q);
-
-/* inline: it runs after every block; the check itself is rare */
+ * tick when one is due. inline: it runs after every turn; the check itself
+ * is rare (decode's solo loop does the same in line). */
 static inline void after_turn(struct qemu_be *q, uint64_t n)
 {
 	if (!q->tick || q->run_rc)
@@ -799,10 +898,11 @@ static void check_tick(struct qemu_be *q)
 }
 
 /* While a single vCPU has started there is no one to interleave with: its
- * queue is drained turn after turn (the turns and the checks between them
- * fall where they would in the general loop, so the counts are the same)
- * and its simulated time is brought up to date once, at the end, for a
- * thread that starts later (collect() starts it at this vCPU's time). */
+ * queue is drained turn after turn in one decode call (the turns and the
+ * checks between them fall where they would in the general loop, so the
+ * counts are the same) and its simulated time is brought up to date once,
+ * at the end, for a thread that starts later (collect() starts it at this
+ * vCPU's time). */
 static size_t solo(struct qemu_be *q, unsigned nv)
 {
 	unsigned i = 0;
@@ -816,11 +916,8 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 		q->lag_wait = -1;
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
 	size_t turns = 0;
-	while (wq_len(w) && !q->run_rc) {
-		uint64_t n = turn_words(q, v, w);
-		turns++;
-		after_turn(q, n);
-	}
+	if (wq_len(w) && !q->run_rc)
+		after_turn(q, decode_solo(q, v, w, &turns));
 	advance(q, i, c0);
 	return turns;
 }
@@ -1063,9 +1160,7 @@ static void qemu_destroy(struct dpmu_backend *b)
 		munmap(q->bdec, (size_t)DPMU_QEMU_MAX_BLOCKS * sizeof *q->bdec);
 	}
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
-		free(q->vs[i].aidx);
-		free(q->vs[i].aval);
-		free(q->vs[i].abyidx);
+		free(q->vs[i].abyidx); /* and aidx (stream_alloc) */
 		free(q->wq[i].w);
 	}
 	free(q->sym);
@@ -1260,6 +1355,41 @@ static int find_plugin(char *out, size_t cap, struct dpmu_err *err)
 	return 0;
 }
 
+/* DPMU_QEMU_QUANTUM: instructions per scheduling turn, for measurements of
+ * the interleaving's cost (docs/frontend.md "Threads and interleaving").
+ * Unset or empty: 1, so a turn is one block. Anything else must be a
+ * decimal count of at least 1: a typo must not silently measure the default. */
+static int parse_quantum(const char *s, uint64_t *out, struct dpmu_err *err)
+{
+	*out = 1;
+	if (!s || !*s)
+		return 0;
+	/* strtoull would take leading blanks and a minus sign (wrapping it) */
+	if (*s < '0' || *s > '9')
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "DPMU_QEMU_QUANTUM='%s': not a number (give instructions per "
+				    "turn, 1 or more)",
+				    s);
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return dpmu_err_set(err, DPMU_ERANGE,
+				    "DPMU_QEMU_QUANTUM='%s': too large (at most %llu instructions "
+				    "per turn)",
+				    s, (unsigned long long)UINT64_MAX);
+	if (*end)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "DPMU_QEMU_QUANTUM='%s': unexpected '%s' after the number (give "
+				    "instructions per turn, 1 or more)",
+				    s, end);
+	if (v == 0)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "DPMU_QEMU_QUANTUM='%s': a turn must be at least 1 instruction", s);
+	*out = v;
+	return 0;
+}
+
 int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **out,
 		     struct dpmu_err *err)
 {
@@ -1273,16 +1403,14 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	q->fd = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
-	/* DPMU_QEMU_QUANTUM: instructions per scheduling turn (measurements of
-	 * the interleaving's cost; default one block) */
-	const char *quantum = getenv("DPMU_QEMU_QUANTUM");
-	q->quantum = quantum && *quantum ? strtoull(quantum, NULL, 10) : 0;
-	if (q->quantum == 0)
-		q->quantum = 1;
+	int rc = parse_quantum(getenv("DPMU_QEMU_QUANTUM"), &q->quantum, err);
+	if (rc) {
+		qemu_destroy(&q->b);
+		return rc;
+	}
 	if (opt->sysroot)
 		snprintf(q->sysroot, sizeof q->sysroot, "%s", opt->sysroot);
-	int rc = dpmu_qemu_check_program(opt->program, opt->sysroot, q->program, sizeof q->program,
-					 err);
+	rc = dpmu_qemu_check_program(opt->program, opt->sysroot, q->program, sizeof q->program, err);
 	if (!rc)
 		rc = find_qemu(q->qemu, sizeof q->qemu, err);
 	if (!rc)

@@ -2,8 +2,9 @@
  * Single-producer single-consumer ring of 64-byte records. Publication is
  * batched: the producer writes up to `batch` slots, each with its position
  * stamped last in seq, then release-stores head once; the consumer
- * acquire-loads head, issues what the coherency rule owes, copies the slots,
- * checks each stamp, and release-stores tail so the producer may reuse them.
+ * acquire-loads head, issues what the coherency rule owes, copies the slots
+ * (pop) or reads them where they are (peek, then release), checks each stamp,
+ * and release-stores tail so the producer may reuse them.
  * Seed 002 "AICore -> AICPU path" is the pattern; head plays COND's part.
  */
 #include <sched.h>
@@ -271,7 +272,9 @@ int dpmu_ring_poll(struct dpmu_ring *r)
 	return 1;
 }
 
-size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
+/* Consumer: positions published and not yet consumed, after what the
+ * hand-off owes; 0 when there are none. */
+static uint64_t ring_avail(struct dpmu_ring *r)
 {
 	struct dpmu_ring_cons_priv *cp = &r->cp;
 	uint64_t t = cp->tail;
@@ -287,7 +290,66 @@ size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
 		if (r->rule.reader & DPMU_COH_READER_INVALIDATE)
 			ring_maintain(r, t, h, dpmu_cache_invalidate_range);
 	}
-	uint64_t n = cp->cached_head - t;
+	return cp->cached_head - t;
+}
+
+/* Consumer: publish the counters, then the tail. */
+static void ring_consumed(struct dpmu_ring *r)
+{
+	struct dpmu_ring_cons_priv *cp = &r->cp;
+	atomic_store_explicit(&r->cons.collected, cp->collected, memory_order_relaxed);
+	atomic_store_explicit(&r->cons.mismatched, cp->mismatched, memory_order_relaxed);
+	/* Release: our slot reads happen before the producer's reuse. */
+	atomic_store_explicit(&r->cons.tail, cp->tail, memory_order_release);
+}
+
+size_t dpmu_ring_peek(struct dpmu_ring *r, const struct dpmu_record **recs, size_t max)
+{
+	struct dpmu_ring_cons_priv *cp = &r->cp;
+	*recs = NULL;
+	for (;;) {
+		uint64_t n = ring_avail(r);
+		if (!n || !max)
+			return 0;
+		uint64_t t = cp->tail;
+		size_t i = (size_t)(t & r->mask), cap = (size_t)r->mask + 1;
+		if (n > cap - i)
+			n = cap - i;
+		if (n > max)
+			n = max;
+		const struct dpmu_record *s = &ring_slots(r)[i];
+		/* The producer leaves these slots alone until release moves the
+		 * tail past them, so the stamp checked here is the record read. */
+		size_t k = 0;
+		while (k < n && s[k].seq == t + k + 1)
+			k++;
+		if (k) {
+			*recs = s;
+			return k;
+		}
+		cp->mismatched++; /* a stale or torn line: never pass it on */
+		cp->tail = t + 1;
+		ring_consumed(r);
+	}
+}
+
+void dpmu_ring_release(struct dpmu_ring *r, size_t n)
+{
+	struct dpmu_ring_cons_priv *cp = &r->cp;
+	if (!n)
+		return;
+	cp->tail += n;
+	cp->collected += n;
+	ring_consumed(r);
+}
+
+size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
+{
+	struct dpmu_ring_cons_priv *cp = &r->cp;
+	uint64_t t = cp->tail;
+	uint64_t n = ring_avail(r);
+	if (!n)
+		return 0;
 	if (n > max)
 		n = max;
 	size_t k = 0;
@@ -301,10 +363,7 @@ size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
 	}
 	cp->tail = t + n;
 	cp->collected += k;
-	atomic_store_explicit(&r->cons.collected, cp->collected, memory_order_relaxed);
-	atomic_store_explicit(&r->cons.mismatched, cp->mismatched, memory_order_relaxed);
-	/* Release: our slot reads happen before the producer's reuse. */
-	atomic_store_explicit(&r->cons.tail, cp->tail, memory_order_release);
+	ring_consumed(r);
 	return k;
 }
 

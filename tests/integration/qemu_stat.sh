@@ -82,6 +82,15 @@ expect_err "dynamic_program_with_wrong_sysroot_names_the_loader" "ld-linux-aarch
 	"$DYNPMU" stat --sysroot "$T/emptyroot" -- "$G/guest-dyn"
 expect_err "missing_qemu_names_the_package" "qemu-user" env PATH=/nonexistent "$DYNPMU" stat -- "$G/count"
 expect_err "missing_program_is_named" "no-such-program" "$DYNPMU" stat -- "$T/no-such-program"
+# a bad DPMU_QEMU_QUANTUM is refused with its value, not run as the default
+for qv in abc 16x 0 -5 " 7" 99999999999999999999999; do
+	expect_err "bad_DPMU_QEMU_QUANTUM_'$qv'_is_refused_naming_it" "DPMU_QEMU_QUANTUM='$qv'" \
+		env DPMU_QEMU_QUANTUM="$qv" "$DYNPMU" stat -e INST_RETIRED -- "$G/count"
+done
+DPMU_QEMU_QUANTUM=16 "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/q.csv" -- "$G/count"; rc=$?
+n=$(csv "$T/q.csv" INST_RETIRED)
+[ $rc -eq 0 ] && [ "$n" = 2004 ] && pass "valid_DPMU_QEMU_QUANTUM_runs (2004)" ||
+	fail "valid_DPMU_QEMU_QUANTUM_runs: rc $rc, $n"
 
 # 6. a crashing guest: its signal, and the counts up to that point
 "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/crash.csv" -- "$G/guest" crash 2>"$T/e" >/dev/null; rc=$?

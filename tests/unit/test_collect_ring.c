@@ -182,6 +182,82 @@ static void test_claim_commit_in_place(void **state)
 	dpmu_ring_destroy(r);
 }
 
+/* peek hands out the published records in place, contiguous up to the
+ * ring's end; release gives the first n back and counts them. */
+static void test_peek_release_in_place(void **state)
+{
+	(void)state;
+	struct dpmu_ring *r = mk(8, 1, DPMU_RING_LOSSLESS);
+	struct dpmu_record rec = {0};
+	const struct dpmu_record *p;
+	assert_int_equal(dpmu_ring_peek(r, &p, 8), 0);
+	assert_null(p);
+	for (uint64_t i = 0; i < 6; i++) {
+		rec.val[0] = i;
+		assert_int_equal(dpmu_ring_push(r, &rec), 0);
+	}
+	assert_int_equal(dpmu_ring_peek(r, &p, 4), 4);
+	assert_ptr_equal(p, &r->slots[0]);
+	for (uint64_t i = 0; i < 4; i++)
+		assert_int_equal(p[i].val[0], i);
+	dpmu_ring_release(r, 2); /* a consumer may take fewer than it saw */
+	struct dpmu_ring_stats st;
+	dpmu_ring_stats(r, &st);
+	assert_int_equal(st.collected, 2);
+	assert_int_equal(st.in_flight, 4);
+	assert_int_equal(r->cons.tail, 2);
+	for (uint64_t i = 6; i < 10; i++) {
+		rec.val[0] = i;
+		assert_int_equal(dpmu_ring_push(r, &rec), 0);
+	}
+	/* what the head said last time first (positions 2..5) ... */
+	assert_int_equal(dpmu_ring_peek(r, &p, 64), 4);
+	assert_int_equal(p[0].val[0], 2);
+	assert_int_equal(p[3].val[0], 5);
+	dpmu_ring_release(r, 4);
+	/* ... then 6, 7 up to the ring's end, and 8, 9 from slot 0 */
+	assert_int_equal(dpmu_ring_peek(r, &p, 64), 2);
+	assert_int_equal(p[0].val[0], 6);
+	assert_int_equal(p[1].seq, 8);
+	dpmu_ring_release(r, 2);
+	assert_int_equal(dpmu_ring_peek(r, &p, 64), 2);
+	assert_ptr_equal(p, &r->slots[0]);
+	assert_int_equal(p[0].val[0], 8);
+	assert_int_equal(p[1].val[0], 9);
+	assert_int_equal(p[1].producer, 7);
+	dpmu_ring_release(r, 2);
+	assert_int_equal(dpmu_ring_peek(r, &p, 64), 0);
+	assert_balanced(r);
+	dpmu_ring_destroy(r);
+}
+
+/* A mismatched record stops a run; at the front it is counted and passed
+ * by, never handed on. */
+static void test_peek_passes_by_mismatch(void **state)
+{
+	(void)state;
+	struct dpmu_ring *r = mk(8, 1, DPMU_RING_LOSSLESS);
+	struct dpmu_record rec = {0};
+	const struct dpmu_record *p;
+	for (uint64_t i = 0; i < 5; i++) {
+		rec.val[0] = i;
+		dpmu_ring_push(r, &rec);
+	}
+	r->slots[2].seq = 0; /* as if the line of position 2 were stale */
+	assert_int_equal(dpmu_ring_peek(r, &p, 8), 2);
+	assert_int_equal(p[1].val[0], 1);
+	dpmu_ring_release(r, 2);
+	assert_int_equal(dpmu_ring_peek(r, &p, 8), 2);
+	assert_int_equal(p[0].val[0], 3);
+	dpmu_ring_release(r, 2);
+	struct dpmu_ring_stats st;
+	dpmu_ring_stats(r, &st);
+	assert_int_equal(st.mismatched, 1);
+	assert_int_equal(st.collected, 4);
+	assert_balanced(r);
+	dpmu_ring_destroy(r);
+}
+
 struct lossless_arg {
 	struct dpmu_ring *r;
 	uint64_t n;
@@ -224,6 +300,29 @@ static void test_lossless_waits_when_full(void **state)
 	dpmu_ring_destroy(r);
 }
 
+/* Lossless with a consumer reading in place: the producer reuses a slot only
+ * after its release. */
+static void test_lossless_peek_against_producer(void **state)
+{
+	(void)state;
+	struct dpmu_ring *r = mk(4, 2, DPMU_RING_LOSSLESS);
+	struct lossless_arg a = {r, 20000};
+	pthread_t t;
+	pthread_create(&t, NULL, lossless_producer, &a);
+	uint64_t next = 0, bad = 0;
+	while (next < a.n) {
+		const struct dpmu_record *p;
+		size_t k = dpmu_ring_peek(r, &p, 3);
+		for (size_t j = 0; j < k; j++, next++)
+			bad += p[j].val[0] != next;
+		dpmu_ring_release(r, k);
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(bad, 0);
+	assert_balanced(r);
+	dpmu_ring_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +334,9 @@ int main(void)
 		cmocka_unit_test(test_mismatch_counted),
 		cmocka_unit_test(test_claim_commit_in_place),
 		cmocka_unit_test(test_lossless_waits_when_full),
+		cmocka_unit_test(test_peek_release_in_place),
+		cmocka_unit_test(test_peek_passes_by_mismatch),
+		cmocka_unit_test(test_lossless_peek_against_producer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

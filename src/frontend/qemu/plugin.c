@@ -38,8 +38,11 @@ DPMU_EXPORT int qemu_plugin_version = 1;
 
 struct vcpu {
 	struct dpmu_ring *ring;
-	uint64_t w[DPMU_QEMU_WORDS];
-	unsigned nw;
+	/* The record being filled, in the ring's slot itself (claimed at its
+	 * first word, committed at its last): a word costs one store, not a
+	 * store here and a copy at the end. NULL between records. */
+	struct dpmu_record *slot;
+	unsigned nw; /* words in slot */
 	uint32_t last_idx; /* index of the last address entry since the block entry */
 };
 
@@ -75,26 +78,33 @@ static void fail(const char *msg)
 
 /* ---- streaming --------------------------------------------------------------- */
 
+/* Publish the record being filled, full or not (a thread or the program
+ * ends): its kind says how many of its words are the stream's. */
 static void push(struct vcpu *v)
 {
-	if (!v->nw)
+	if (!v->slot)
 		return;
-	struct dpmu_record rec;
-	memset(&rec, 0, sizeof rec);
-	rec.time = v->w[0];
-	for (unsigned i = 1; i < v->nw; i++)
-		rec.val[i - 1] = v->w[i];
-	rec.kind = DPMU_QEMU_REC_STREAM | v->nw << 8;
-	/* Lossless: a full ring makes this vCPU wait for dynpmu (if dynpmu
-	 * dies, the kernel kills qemu: PR_SET_PDEATHSIG, src/backend/qemu.c). */
-	dpmu_ring_push(v->ring, &rec);
+	v->slot->kind = DPMU_QEMU_REC_STREAM | v->nw << 8;
+	dpmu_ring_commit(v->ring);
+	v->slot = NULL;
 	v->nw = 0;
 }
 
 static inline void emit(struct vcpu *v, uint64_t word)
 {
-	v->w[v->nw++] = word;
-	if (v->nw == DPMU_QEMU_WORDS)
+	if (!v->slot) {
+		/* Lossless: a full ring makes this vCPU wait here for dynpmu (if
+		 * dynpmu dies, the kernel kills qemu: PR_SET_PDEATHSIG,
+		 * src/backend/qemu.c). A refusal (dynpmu never asks these rings
+		 * to retire) loses the word, as a refused push would. */
+		if (dpmu_ring_claim(v->ring, &v->slot))
+			return;
+		v->slot->time = word;
+		v->nw = 1;
+		return;
+	}
+	v->slot->val[v->nw - 1] = word;
+	if (++v->nw == DPMU_QEMU_WORDS)
 		push(v);
 }
 

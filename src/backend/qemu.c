@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/qemu_internal.h"
 #include "dynpmu/backend.h"
 #include "dynpmu/collect.h"
 #include "dynpmu/model.h"
@@ -1308,19 +1309,8 @@ static int find_qemu(char *out, size_t cap, struct dpmu_err *err)
 		snprintf(out, cap, "%s", env);
 		return 0;
 	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		const char *colon = strchr(path, ':');
-		size_t len = colon ? (size_t)(colon - path) : strlen(path);
-		snprintf(out, cap, "%.*s/qemu-aarch64", (int)len, path);
-		if (len && access(out, X_OK) == 0)
-			return 0;
-		if (!colon)
-			break;
-		path = colon + 1;
-	}
+	if (dpmu_qemu_find_in_path("qemu-aarch64", out, cap) == 0)
+		return 0;
 	return dpmu_err_set(err, DPMU_ENOENT,
 			    "qemu-aarch64 not found in PATH: install the Debian package qemu-user "
 			    "(or set DPMU_QEMU to its path)");

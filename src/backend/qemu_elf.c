@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend/qemu_internal.h"
 #include "dynpmu/qemu.h"
 
 /* e_machine values a user is likely to hand us by mistake, with the
@@ -33,22 +34,26 @@ static const struct {
 	{EM_MIPS, "a MIPS"},
 };
 
-static int find_in_path(const char *name, char *out, size_t cap)
+int dpmu_qemu_find_in_path(const char *name, char *out, size_t cap)
 {
+	char def[256];
 	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
+	if (!path) {
+		size_t n = confstr(_CS_PATH, def, sizeof def);
+		path = n > 0 && n <= sizeof def ? def : "/bin:/usr/bin";
+	}
+	for (;;) {
 		const char *colon = strchr(path, ':');
 		size_t len = colon ? (size_t)(colon - path) : strlen(path);
-		int n = snprintf(out, cap, "%.*s/%s", (int)len, len ? path : ".", name);
-		if (n > 0 && (size_t)n < cap && access(out, F_OK) == 0)
+		int n = snprintf(out, cap, "%.*s/%s", (int)(len ? len : 1), len ? path : ".", name);
+		struct stat st;
+		if (n > 0 && (size_t)n < cap && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(out, X_OK) == 0)
 			return 0;
 		if (!colon)
-			break;
+			return -1;
 		path = colon + 1;
 	}
-	return -1;
 }
 
 /* The directories the aarch64 glibc loader searches, under the sysroot. */
@@ -129,8 +134,8 @@ int dpmu_qemu_check_program(const char *program, const char *sysroot, char *reso
 		return dpmu_err_set(err, DPMU_EINVAL, "no room for the program's resolved path");
 	if (strchr(program, '/')) {
 		snprintf(resolved, cap, "%s", program);
-	} else if (find_in_path(program, resolved, cap) != 0) {
-		return dpmu_err_set(err, DPMU_ENOENT, "%s: no such program in PATH", program);
+	} else if (dpmu_qemu_find_in_path(program, resolved, cap) != 0) {
+		return dpmu_err_set(err, DPMU_ENOENT, "%s: no such executable in PATH", program);
 	}
 	struct stat st;
 	if (stat(resolved, &st) != 0)

@@ -82,6 +82,17 @@ expect_err "dynamic_program_with_wrong_sysroot_names_the_loader" "ld-linux-aarch
 	"$DYNPMU" stat --sysroot "$T/emptyroot" -- "$G/guest-dyn"
 expect_err "missing_qemu_names_the_package" "qemu-user" env PATH=/nonexistent "$DYNPMU" stat -- "$G/count"
 expect_err "missing_program_is_named" "no-such-program" "$DYNPMU" stat -- "$T/no-such-program"
+# a program named without a slash is found in PATH as execvp finds it: the
+# first executable of that name (a non-executable one earlier is passed over)
+mkdir -p "$T/p1" "$T/p2"
+cp "$G/count" "$T/p2/count-prog"
+printf 'not a program\n' >"$T/p1/count-prog"
+PATH="$T/p1:$T/p2:$PATH" "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/path.csv" -- count-prog; rc=$?
+n=$(csv "$T/path.csv" INST_RETIRED)
+[ $rc -eq 0 ] && [ "$n" = 2004 ] && pass "program_found_in_PATH_as_execvp_finds_it (2004)" ||
+	fail "program_found_in_PATH_as_execvp_finds_it: rc $rc, $n"
+expect_err "program_not_in_PATH_is_named" "count-prog: no such executable in PATH" \
+	env PATH="$T/p1:$PATH" "$DYNPMU" stat -- count-prog
 # a bad DPMU_QEMU_QUANTUM is refused with its value, not run as the default
 for qv in abc 16x 0 -5 " 7" 99999999999999999999999; do
 	expect_err "bad_DPMU_QEMU_QUANTUM_'$qv'_is_refused_naming_it" "DPMU_QEMU_QUANTUM='$qv'" \

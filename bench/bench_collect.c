@@ -100,6 +100,22 @@ static void *ring_producer(void *arg)
 	return NULL;
 }
 
+/* The same producer for a ring no collector retires: it flushes and ends. */
+static void *direct_producer(void *arg)
+{
+	struct ring_prod *p = arg;
+	pin(p->cpu);
+	for (uint64_t i = 0; i < p->n; i++) {
+		struct dpmu_record *s;
+		if (dpmu_ring_claim(p->r, &s) == 0) {
+			fill(s, i);
+			dpmu_ring_commit(p->r);
+		}
+	}
+	dpmu_ring_flush(p->r);
+	return NULL;
+}
+
 static double run_ring(unsigned producers, uint64_t total, int claim, int pinned)
 {
 	struct count_sink sink = {0, 0};
@@ -152,6 +168,53 @@ static double run_ring(unsigned producers, uint64_t total, int claim, int pinned
 		fprintf(stderr, "bench_collect: ring lost records (%llu)\n", (unsigned long long)sink.n);
 	dpmu_collect_destroy(c);
 	return (double)sink.n / dt;
+}
+
+/* ---- a ring read directly by its one consumer (the qemu front end's case) ---- */
+
+/* One producer filling slots in place into one lossless ring, the calling
+ * thread consuming it with pop (copying up to 64 records out) or with
+ * peek/release (reading them in the ring's slots); the consumer touches
+ * every record's first value either way. */
+static double run_direct(uint64_t total, int peek, int pinned)
+{
+	struct dpmu_ring *r;
+	struct dpmu_err err;
+	if (dpmu_ring_create(&r, 0, CAPACITY, 64, DPMU_RING_LOSSLESS, NULL, &err)) {
+		fprintf(stderr, "bench_collect: %s\n", dpmu_errmsg(&err));
+		exit(1);
+	}
+	struct ring_prod prod = {r, total, 1, pinned ? 0 : -1};
+	pthread_t t;
+	pin(pinned ? 1 : -1);
+	double t0 = bench_now();
+	pthread_create(&t, NULL, direct_producer, &prod);
+	uint64_t got = 0, sum = 0;
+	struct dpmu_record buf[64];
+	while (got < total) {
+		size_t n;
+		if (peek) {
+			const struct dpmu_record *recs;
+			n = dpmu_ring_peek(r, &recs, 64);
+			for (size_t i = 0; i < n; i++)
+				sum += recs[i].val[0];
+			dpmu_ring_release(r, n);
+		} else {
+			n = dpmu_ring_pop(r, buf, 64);
+			for (size_t i = 0; i < n; i++)
+				sum += buf[i].val[0];
+		}
+		got += n;
+		if (!n)
+			sched_yield();
+	}
+	double dt = bench_now() - t0;
+	pthread_join(t, NULL);
+	unpin();
+	dpmu_ring_destroy(r);
+	if (sum == 0)
+		fprintf(stderr, "bench_collect: no data read\n");
+	return (double)got / dt;
 }
 
 /* ---- the mutex + condition variable queue doing the same job ---- */
@@ -296,6 +359,21 @@ int main(int argc, char **argv)
 		printf("{\"bench\":\"collect\",\"impl\":\"ratio\",\"producers\":%u,\"pinned\":%s,"
 		       "\"push_over_mutex\":%.2f,\"claim_over_mutex\":%.2f}\n",
 		       p, pinned ? "true" : "false", res[0] / res[2], res[1] / res[2]);
+		fflush(stdout);
+	}
+	for (int pinned = 0; pinned < 2; pinned++) {
+		double res[2];
+		for (int peek = 0; peek < 2; peek++) {
+			for (int r = 0; r < REPEAT; r++)
+				v[r] = run_direct(total, peek, pinned);
+			res[peek] = bench_median(v, REPEAT);
+			printf("{\"bench\":\"collect\",\"impl\":\"%s\",\"producers\":1,"
+			       "\"pinned\":%s,\"records\":%llu,\"records_per_s\":%.0f}\n",
+			       peek ? "direct_peek" : "direct_pop", pinned ? "true" : "false",
+			       (unsigned long long)total, res[peek]);
+		}
+		printf("{\"bench\":\"collect\",\"impl\":\"ratio\",\"pinned\":%s,"
+		       "\"peek_over_pop\":%.2f}\n", pinned ? "true" : "false", res[1] / res[0]);
 		fflush(stdout);
 	}
 	for (int r = 0; r < REPEAT; r++)

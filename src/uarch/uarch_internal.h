@@ -517,10 +517,7 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		if (t->tag[th] != vpn) /* an address's page: a match is valid */
 			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
 		c->last_dvpn = vpn + 1;
-		if (t->repl == DPMU_REPL_LRU) /* TLBs are LRU (docs/events.md) */
-			t->stamp[th] = ++t->clock;
-		else
-			dpmu_uset_reuse(t, th);
+		t->stamp[th] = ++t->clock; /* TLBs are LRU (tlb_init, docs/events.md) */
 	}
 	uint64_t blk = a >> s->shift;
 	uint32_t h = s->hint[blk & s->hint_mask];

@@ -158,6 +158,78 @@ static void accesses_in_one_page_refill_once(void **state)
 	fx_free(f);
 }
 
+/* A plain LRU model of an L1 TLB: set = page % sets, ages per entry. */
+struct tlb_ref {
+	uint64_t sets, ways, clock;
+	uint64_t page[64 * 64], age[64 * 64];
+	bool valid[64 * 64];
+};
+
+/* Look `vpn` up; returns whether it refilled. */
+static bool tlb_ref_access(struct tlb_ref *r, uint64_t vpn)
+{
+	uint64_t base = (vpn % r->sets) * r->ways, victim = base;
+	for (uint64_t w = base; w < base + r->ways; w++) {
+		if (r->valid[w] && r->page[w] == vpn) {
+			r->age[w] = ++r->clock;
+			return false;
+		}
+		if (r->valid[victim] && (!r->valid[w] || r->age[w] < r->age[victim]))
+			victim = w;
+	}
+	r->valid[victim] = true;
+	r->page[victim] = vpn;
+	r->age[victim] = ++r->clock;
+	return true;
+}
+
+/* A program alternating between a stack page and heap pages, with now and
+ * then a page of a pool larger than the L1 DTLB, loads and stores: every
+ * access refills the L1 DTLB exactly when an LRU TLB of its geometry
+ * misses, so the order of the entries is the LRU order at every step,
+ * including across the returns to the page before the last. */
+static void alternating_pages(struct fx *f, const struct dpmu_core_type *ct, unsigned c)
+{
+	struct tlb_ref *r = calloc(1, sizeof *r);
+	assert_non_null(r);
+	r->ways = ct->l1dtlb.ways ? ct->l1dtlb.ways : ct->l1dtlb.entries;
+	r->sets = ct->l1dtlb.entries / r->ways;
+	assert_true(r->sets * r->ways <= 64 * 64);
+	uint64_t pool = ct->l1dtlb.entries + 6, x = 0x2545f4914f6cdd1dull ^ c;
+	uint64_t stack = pool + 100, heap = 0, refills = 0;
+	for (unsigned step = 0; step < 6000; step++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t vpn;
+		unsigned pick = (unsigned)(x % 8);
+		if (pick < 4) {
+			vpn = stack;
+		} else if (pick < 7) {
+			vpn = heap;
+		} else {
+			heap = (x >> 8) % pool; /* the heap moves on */
+			vpn = heap;
+		}
+		uint64_t a = DATA_BASE + vpn * ct->page_size + ((x >> 20) % 512) * 8;
+		struct dpmu_insn in = (x >> 40) & 1 ? st(0x1000, a) : ld(0x1000, a);
+		dpmu_uarch_retire(f->u, c, &in, 1);
+		dpmu_uarch_flush(f->u);
+		if (tlb_ref_access(r, (DATA_BASE / ct->page_size) + vpn))
+			refills++;
+		assert_int_equal(f->core[c][L1D_TLB_REFILL], refills);
+	}
+	assert_int_equal(f->core[c][L1D_TLB], 6000);
+	assert_true(refills > 100); /* the pool does not fit */
+	free(r);
+}
+
+static void alternating_pages_refill_as_lru(void **state)
+{
+	(void)state;
+	for_each_core_type(alternating_pages);
+}
+
 /* The instruction side: code in more pages than the L1 ITLB holds, run in a
  * cycle, refills the L1 ITLB on every page change; its first pass walks
  * once per page (ITLB_WALK), later passes find the pages in the L2 TLB. */
@@ -198,6 +270,7 @@ int main(void)
 		cmocka_unit_test(pages_beyond_the_l1_dtlb_hit_the_l2_tlb),
 		cmocka_unit_test(pages_beyond_an_l2_tlb_set_walk_every_time),
 		cmocka_unit_test(accesses_in_one_page_refill_once),
+		cmocka_unit_test(alternating_pages_refill_as_lru),
 		cmocka_unit_test(code_beyond_the_l1_itlb_refills_it_per_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

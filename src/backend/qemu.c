@@ -216,9 +216,12 @@ static int shm_create(struct qemu_be *q, struct dpmu_err *err)
 	atomic_store(&h->nstr, 1u); /* offset 0 is the empty name */
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		struct dpmu_ring *r;
-		int rc = dpmu_ring_init_in((char *)q->shm_base + h->ring_off + i * h->ring_stride,
-					   h->ring_stride, i, DPMU_QEMU_RING_SLOTS, 8,
-					   DPMU_RING_LOSSLESS, NULL, &r, err);
+		/* A fresh memfd reads as zero: 64 rings' slots (16 MiB) are
+		 * left to be touched by the vCPUs that use them. */
+		int rc = dpmu_ring_init_in_zeroed((char *)q->shm_base + h->ring_off +
+							  i * h->ring_stride,
+						  h->ring_stride, i, DPMU_QEMU_RING_SLOTS, 8,
+						  DPMU_RING_LOSSLESS, NULL, &r, err);
 		if (rc)
 			return rc;
 	}

@@ -1215,14 +1215,20 @@ uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)
 	return u && core < u->ncores ? dpmu_ucore_cycles(&u->cores[core]) : 0;
 }
 
-uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u)
+uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u)
 {
 	uint64_t t = 0;
 	for (unsigned i = 0; u && i < u->ncores; i++) {
-		const struct dpmu_ucore *c = &u->cores[i];
-		uint64_t ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz);
-		if (ns > t)
-			t = ns;
+		struct dpmu_ucore *c = &u->cores[i];
+		/* Most cores have not moved since the last query: keyed as
+		 * core_dsu_cycles is, on the clock's two parts' sum. */
+		uint64_t key = c->work_milli + c->stall_cycles;
+		if (key != c->ns_key) {
+			c->ns_key = key;
+			c->ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz);
+		}
+		if (c->ns > t)
+			t = c->ns;
 	}
 	return t;
 }

@@ -397,6 +397,9 @@ struct dpmu_ucore {
 	/* The core's time in DSU cycles (dsu_cycles) when work_milli +
 	 * stall_cycles was dsu_key */
 	uint64_t dsu_key, dsu_cycles;
+	/* The same for the core's time in nanoseconds (dpmu_uarch_time_ns,
+	 * asked every few hundred instructions of every core) */
+	uint64_t ns_key, ns;
 	uint32_t batch_left;       /* instructions until the next delivery (1 to the batch) */
 
 	/* The delivery list, in pend then ipend order: the events the model

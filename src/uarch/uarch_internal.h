@@ -408,7 +408,11 @@ struct dpmu_ucore {
 	struct dpmu_live live[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
 	uint16_t live_code[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
 	unsigned nlive;
-	bool any_obs;              /* some entry goes to the observer */
+	/* The entries that go to the observer, by index in live (a handful
+	 * of the entries: the delivery visits only these for it) */
+	uint8_t obs_live[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
+	unsigned nobs;
+	_Static_assert(DPMU_UEV_COUNT + DPMU_IEV_COUNT <= 256, "obs_live indexes live in a byte");
 	bool all_model;            /* every entry goes to the model */
 	bool cyc_obs;              /* the observer wants the core clock (CPU_CYCLES) */
 	bool bus_model, bus_obs;   /* BUS_CYCLES goes to the model / the observer */
@@ -424,6 +428,14 @@ struct dpmu_ucore {
 	 * one destroyed, is added at once. */
 	struct dpmu_ublock *owned[DPMU_UCORE_OWNED];
 	uint32_t nowned;
+
+	/* The pend[] and ipend[] entries the delivery list reads (its entries' sources)
+	 * and INST_RETIRED (the idle test's): at a delivery, blocks' class
+	 * events are added only to these, since any other is dropped there.
+	 * By entry: pend[i] is i, ipend[i] DPMU_UEV_COUNT + 1 + i. fold_id
+	 * names the set, new with every list and unique in the process. */
+	bool fold_need[DPMU_UEV_COUNT + 1 + DPMU_IEV_COUNT + 1];
+	uint64_t fold_id;
 };
 
 #define DPMU_DRAM_EPOCHS 256

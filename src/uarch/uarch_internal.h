@@ -433,7 +433,9 @@ struct dpmu_ucore {
 	 * and INST_RETIRED (the idle test's): at a delivery, blocks' class
 	 * events are added only to these, since any other is dropped there.
 	 * By entry: pend[i] is i, ipend[i] DPMU_UEV_COUNT + 1 + i. fold_id
-	 * names the set, new with every list and unique in the process. */
+	 * names the set, new with every list and unique in the process; never
+	 * 0 (a new block's) once the list is built, which a delivery does
+	 * before it folds. */
 	bool fold_need[DPMU_UEV_COUNT + 1 + DPMU_IEV_COUNT + 1];
 	uint64_t fold_id;
 };

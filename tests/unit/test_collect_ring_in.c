@@ -101,9 +101,9 @@ static void test_ring_in_zeroed_resets_the_header_only(void **state)
 	dpmu_ring_stats(cons, &st);
 	assert_int_equal(st.collected, 2 * SLOTS);
 	assert_int_equal(st.mismatched, 0);
-	/* Untouched slots: the slot after the header is the first record's
-	 * and was written; a ring of SLOTS slots reinitialised zeroed keeps
-	 * that record's bytes, which dpmu_ring_init_in clears. */
+	/* The slots are left as they are: slot 0 (right after the header)
+	 * last held position SLOTS, stamped SLOTS + 1. The zeroed form keeps
+	 * that stamp; dpmu_ring_init_in clears it. */
 	const struct dpmu_record *s0 = (const struct dpmu_record *)((char *)ma + hdr);
 	assert_int_equal(dpmu_ring_init_in_zeroed(ma, bytes, 5, SLOTS, 4, DPMU_RING_LOSSLESS, NULL,
 						  &cons, &err),

@@ -171,6 +171,16 @@ size_t dpmu_ring_bytes_in(size_t slots);
 int dpmu_ring_init_in(void *mem, size_t bytes, uint32_t producer, size_t slots, unsigned batch,
 		      enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
 		      struct dpmu_ring **out, struct dpmu_err *err);
+/* The same for memory whose slot bytes are already zero, as a fresh memfd or
+ * anonymous mapping's are: only the header is written, so the slots' pages
+ * are not touched until the producer fills them. Memory that held anything
+ * else, a ring before among it, needs dpmu_ring_init_in: a slot holding the
+ * stamp of the position it will take would defeat the consumer's check
+ * that the record it reads is the one published. */
+int dpmu_ring_init_in_zeroed(void *mem, size_t bytes, uint32_t producer, size_t slots,
+			     unsigned batch, enum dpmu_ring_mode mode,
+			     const struct dpmu_coh_rule *rule, struct dpmu_ring **out,
+			     struct dpmu_err *err);
 
 /* Producer side (one thread). push stamps rec->producer and seq. Returns 0;
  * DPMU_EBUSY when a lossy ring dropped the record; DPMU_ESTATE once the

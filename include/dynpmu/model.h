@@ -123,6 +123,13 @@ uint64_t dpmu_model_cluster_live_gen(const struct dpmu_model *m, unsigned cluste
  * interrupt (PPI 23) and the cluster's nCLUSTERPMUIRQ (true = asserted). */
 bool dpmu_model_core_irq(const struct dpmu_model *m, unsigned core);
 bool dpmu_model_cluster_irq(const struct dpmu_model *m, unsigned cluster);
+/* Generation of those lines, for every core and cluster: a number that
+ * changes whenever some line may have changed (a write of an overflow
+ * status, interrupt enable or PMCR register by any interface, an overflow
+ * that sets a status bit, a reset) and never returns to an earlier value.
+ * While it is unchanged, so is every line: a caller that polls them may
+ * keep its last answer. */
+uint64_t dpmu_model_irq_gen(const struct dpmu_model *m);
 
 /* ---- system-register access --------------------------------------------- */
 

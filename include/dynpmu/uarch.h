@@ -117,9 +117,11 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			  const uint64_t *addr, uint64_t next_pc);
 
 /* Simulated time of a core, in its clock cycles, and of the whole system
- * in nanoseconds (the slowest-moving view: the maximum over cores). */
+ * in nanoseconds (the slowest-moving view: the maximum over cores). The
+ * second is not const: it remembers each core's answer for its current
+ * clock, since it is asked far more often than most cores move. */
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core);
-uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u);
+uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u);
 
 /* Deliver what one core has pending (and its cluster's events). Call it
  * before changing the core's exception level, security state, power or WFI

@@ -164,6 +164,11 @@ struct qemu_be {
 	struct timespec lag_since;
 	uint64_t quantum;                   /* instructions a vCPU runs per turn (at least a block) */
 	uint64_t period_ns, next_ns, since_check;
+	/* The interrupt lines' last answer and the model's line generation
+	 * it was taken at (dpmu_model_irq_gen): asked at every check, they
+	 * change only with a register write or an overflow. */
+	bool irq_known, irq;
+	uint64_t irq_gen;
 };
 
 /* ---- layout of the shared region ------------------------------------------------ */
@@ -217,9 +222,12 @@ static int shm_create(struct qemu_be *q, struct dpmu_err *err)
 	atomic_store(&h->nstr, 1u); /* offset 0 is the empty name */
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		struct dpmu_ring *r;
-		int rc = dpmu_ring_init_in((char *)q->shm_base + h->ring_off + i * h->ring_stride,
-					   h->ring_stride, i, DPMU_QEMU_RING_SLOTS, 8,
-					   DPMU_RING_LOSSLESS, NULL, &r, err);
+		/* A fresh memfd reads as zero: 64 rings' slots (16 MiB) are
+		 * left to be touched by the vCPUs that use them. */
+		int rc = dpmu_ring_init_in_zeroed((char *)q->shm_base + h->ring_off +
+							  i * h->ring_stride,
+						  h->ring_stride, i, DPMU_QEMU_RING_SLOTS, 8,
+						  DPMU_RING_LOSSLESS, NULL, &r, err);
 		if (rc)
 			return rc;
 	}
@@ -882,6 +890,18 @@ static inline void after_turn(struct qemu_be *q, uint64_t n)
 		check_tick(q);
 }
 
+/* Whether a PMU interrupt line of the workload's cores is asserted. */
+static bool irq_pending(struct qemu_be *q)
+{
+	uint64_t gen = dpmu_model_irq_gen(q->model);
+	if (!q->irq_known || gen != q->irq_gen) {
+		q->irq = dpmu_backend_irq_pending(q->model, q->b.cores);
+		q->irq_gen = gen;
+		q->irq_known = true;
+	}
+	return q->irq;
+}
+
 /* The monitor's tick, if one is due (poll interval, timer period, PMU
  * interrupt). */
 static void check_tick(struct qemu_be *q)
@@ -889,7 +909,7 @@ static void check_tick(struct qemu_be *q)
 	q->since_check = 0;
 	uint64_t now = dpmu_uarch_time_ns(q->uarch);
 	bool due = (q->interval && q->since_tick >= q->interval) || now >= q->next_ns ||
-		   dpmu_backend_irq_pending(q->model, q->b.cores);
+		   irq_pending(q);
 	if (!due)
 		return;
 	q->run_rc = tick_now(q);

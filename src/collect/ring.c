@@ -8,6 +8,7 @@
  * Seed 002 "AICore -> AICPU path" is the pattern; head plays COND's part.
  */
 #include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -104,17 +105,23 @@ size_t dpmu_ring_bytes_in(size_t slots)
 	return sizeof(struct dpmu_ring) + slots * sizeof(struct dpmu_record);
 }
 
-int dpmu_ring_init_in(void *mem, size_t bytes, uint32_t producer, size_t slots, unsigned batch,
-		      enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
-		      struct dpmu_ring **out, struct dpmu_err *err)
+/* dpmu_ring_init_in and dpmu_ring_init_in_zeroed: zero_slots says whether
+ * the slots still need zeroing. They do unless the caller knows them zero:
+ * the consumer reads a slot only after head covers it, but its stamp check
+ * (seq against the position) catches a record whose bytes are not visible
+ * yet only if the slot does not already hold that stamp, and memory that
+ * held a ring before holds exactly the stamps of its first round. */
+static int ring_init_in(const char *fn, void *mem, size_t bytes, uint32_t producer,
+			size_t slots, unsigned batch, enum dpmu_ring_mode mode,
+			const struct dpmu_coh_rule *rule, struct dpmu_ring **out, bool zero_slots,
+			struct dpmu_err *err)
 {
 	if (!mem || !out)
-		return dpmu_err_set(err, DPMU_EINVAL, "dpmu_ring_init_in: mem or out is NULL");
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: mem or out is NULL", fn);
 	*out = NULL;
 	if ((uintptr_t)mem % DPMU_COLLECT_LINE)
-		return dpmu_err_set(err, DPMU_EINVAL,
-				    "dpmu_ring_init_in: memory at %p is not %d-byte aligned", mem,
-				    DPMU_COLLECT_LINE);
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: memory at %p is not %d-byte aligned", fn,
+				    mem, DPMU_COLLECT_LINE);
 	int rc = ring_check(slots, batch, mode, err);
 	if (rc)
 		return rc;
@@ -123,11 +130,28 @@ int dpmu_ring_init_in(void *mem, size_t bytes, uint32_t producer, size_t slots, 
 				    "ring of %zu slots needs %zu bytes; %zu given", slots,
 				    dpmu_ring_bytes_in(slots), bytes);
 	struct dpmu_ring *r = mem;
-	memset(r, 0, dpmu_ring_bytes_in(slots));
+	memset(r, 0, zero_slots ? dpmu_ring_bytes_in(slots) : sizeof *r);
 	r->slots = NULL; /* inline: ring_slots() */
 	ring_setup(r, producer, slots, batch, mode, rule);
 	*out = r;
 	return 0;
+}
+
+int dpmu_ring_init_in(void *mem, size_t bytes, uint32_t producer, size_t slots, unsigned batch,
+		      enum dpmu_ring_mode mode, const struct dpmu_coh_rule *rule,
+		      struct dpmu_ring **out, struct dpmu_err *err)
+{
+	return ring_init_in("dpmu_ring_init_in", mem, bytes, producer, slots, batch, mode, rule,
+			    out, true, err);
+}
+
+int dpmu_ring_init_in_zeroed(void *mem, size_t bytes, uint32_t producer, size_t slots,
+			     unsigned batch, enum dpmu_ring_mode mode,
+			     const struct dpmu_coh_rule *rule, struct dpmu_ring **out,
+			     struct dpmu_err *err)
+{
+	return ring_init_in("dpmu_ring_init_in_zeroed", mem, bytes, producer, slots, batch, mode,
+			    rule, out, false, err);
 }
 
 /* Apply a cache operation (clean or invalidate) to the slots of positions

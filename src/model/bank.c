@@ -27,7 +27,9 @@ void dpmu_bank_reset(struct dpmu_bank *b)
 	struct dpmu_bank fresh;
 	dpmu_bank_init(&fresh, b->n, b->ev64, b->has_lp, b->has_lc);
 	fresh.pmcr_rw = b->pmcr_rw;
+	fresh.irq_gen = b->irq_gen;
 	*b = fresh;
+	dpmu_bank_irq_changed(b);
 }
 
 static void index_active(struct dpmu_bank *b)
@@ -61,6 +63,7 @@ bool dpmu_bank_update_active(struct dpmu_bank *b)
 void dpmu_bank_write_pmcr(struct dpmu_bank *b, uint32_t value)
 {
 	b->pmcr = value & b->pmcr_rw;
+	dpmu_bank_irq_changed(b); /* PMCR.E gates the line */
 	/* P and C are write-only actions: reset, then read as zero. */
 	if (value & DPMU_PMCR_P)
 		for (unsigned i = 0; i < b->n; i++)
@@ -118,7 +121,10 @@ void dpmu_bank_add(struct dpmu_bank *b, unsigned i, uint64_t n)
 	}
 	if (!w)
 		return;
-	b->ovs |= 1u << i;
+	if (!(b->ovs >> i & 1)) {
+		b->ovs |= 1u << i;
+		dpmu_bank_irq_changed(b);
+	}
 	/* CHAIN (0x1E) on the odd counter 2k+1 counts overflows of counter 2k.
 	 * An even counter overflowing at 64 bits (PMCR.LP = 1) generates no
 	 * CHAIN event (Arm ARM AArch64.IncrementEventCounter). */
@@ -186,8 +192,10 @@ void dpmu_bank_cycles(struct dpmu_bank *b, uint64_t k, bool cc_allowed)
 		ovf = b->ccnt < old;          /* 64-bit overflow */
 	else
 		ovf = wraps32(old, ticks) != 0; /* LC = 0: bits [31:0] wrap */
-	if (ovf)
+	if (ovf && !(b->ovs >> DPMU_CC & 1)) {
 		b->ovs |= 1u << DPMU_CC;
+		dpmu_bank_irq_changed(b);
+	}
 }
 
 void dpmu_bank_snapshot(struct dpmu_bank *b, uint64_t latency)

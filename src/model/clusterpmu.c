@@ -152,18 +152,22 @@ static void write_reg(struct dpmu_cluster *cl, enum clusterpmu_reg r, uint64_t v
 		return;
 	case CL_OVSSET:
 		b->ovs |= bits;
+		dpmu_bank_irq_changed(b);
 		return;
 	case CL_OVSCLR:
 		b->ovs &= ~bits;
+		dpmu_bank_irq_changed(b);
 		return;
 	case CL_SELR:
 		b->selr = (uint32_t)v & DPMU_CLUSTERPMU_SEL_MASK;
 		return;
 	case CL_INTENSET:
 		b->inten |= bits;
+		dpmu_bank_irq_changed(b);
 		return;
 	case CL_INTENCLR:
 		b->inten &= ~bits;
+		dpmu_bank_irq_changed(b);
 		return;
 	case CL_CCNTR:
 		b->ccnt = v;

@@ -375,10 +375,10 @@ static void write_core_domain(struct dpmu_model *m, const struct frame *fr, uint
 	switch (off) {
 	case DPMU_EXT_PMCNTENSET: b->cnten |= v & mask; refresh(fr); break;
 	case DPMU_EXT_PMCNTENCLR: b->cnten &= ~(v & mask); refresh(fr); break;
-	case DPMU_EXT_PMINTENSET: b->inten |= v & mask; break;
-	case DPMU_EXT_PMINTENCLR: b->inten &= ~(v & mask); break;
-	case DPMU_EXT_PMOVSSET: b->ovs |= v & mask; break;
-	case DPMU_EXT_PMOVSCLR: b->ovs &= ~(v & mask); break;
+	case DPMU_EXT_PMINTENSET: b->inten |= v & mask; dpmu_bank_irq_changed(b); break;
+	case DPMU_EXT_PMINTENCLR: b->inten &= ~(v & mask); dpmu_bank_irq_changed(b); break;
+	case DPMU_EXT_PMOVSSET: b->ovs |= v & mask; dpmu_bank_irq_changed(b); break;
+	case DPMU_EXT_PMOVSCLR: b->ovs &= ~(v & mask); dpmu_bank_irq_changed(b); break;
 	case DPMU_EXT_PMSWINC: dpmu_bank_swinc(b, v & mask & ~(1u << DPMU_CC)); break;
 	case DPMU_EXT_PMCR:
 		dpmu_bank_write_pmcr(b, v & EXT_PMCR_MASK);

@@ -72,6 +72,7 @@ int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **ou
 		cl->extauth = true;
 		cl->pmlsr_slk = true;
 		dpmu_bank_init(&cl->pmu, cp->pmu_counters, cp->counters64, false, false);
+		cl->pmu.irq_gen = &m->irq_gen;
 		dpmu_clusterpmu_reset(cl);
 
 		for (unsigned k = 0; k < cp->ncores; k++, core++) {
@@ -96,6 +97,7 @@ int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **ou
 			c->sec = DPMU_NONSECURE;
 			dpmu_bank_init(&c->pmu, c->type->pmu_counters, c->type->pmuv3p5,
 				       c->type->pmuv3p5, true);
+			c->pmu.irq_gen = &m->irq_gen;
 			core_cold_reset(m, c);
 			c->pmlsr_slk = true; /* External debug reset: PMLSR.SLK = 1 */
 			/* The register console's starting state: OS lock clear. */
@@ -404,4 +406,9 @@ bool dpmu_model_core_irq(const struct dpmu_model *m, unsigned core)
 bool dpmu_model_cluster_irq(const struct dpmu_model *m, unsigned cluster)
 {
 	return cluster < m->nclusters && dpmu_bank_irq(&m->clusters[cluster].pmu);
+}
+
+uint64_t dpmu_model_irq_gen(const struct dpmu_model *m)
+{
+	return m->irq_gen;
 }

@@ -123,7 +123,19 @@ struct dpmu_bank {
 	uint32_t ssrr;                  /* PMSSRR.RP<n>, implemented bits only */
 	uint64_t snap_remaining;
 	bool snap_busy;                 /* PMSSCR.SS reads 1 */
+
+	/* The owning model's interrupt-line generation (NULL: a bank of
+	 * nobody's, as in unit tests), moved by every write that may change
+	 * dpmu_bank_irq: of ovs, inten or pmcr, and a reset. */
+	uint64_t *irq_gen;
 };
+
+/* After a write that may change the bank's interrupt line. */
+static inline void dpmu_bank_irq_changed(struct dpmu_bank *b)
+{
+	if (b->irq_gen)
+		++*b->irq_gen;
+}
 
 /* Mask of implemented counters: bits [n-1:0] and the cycle counter. */
 static inline uint32_t dpmu_bank_mask(const struct dpmu_bank *b)
@@ -255,6 +267,7 @@ struct dpmu_model {
 	struct dpmu_cluster clusters[DPMU_MAX_CLUSTERS];
 	struct dpmu_evset core_events[DPMU_MAX_CORE_TYPES];
 	struct dpmu_evset cluster_events[DPMU_MAX_CLUSTERS];
+	uint64_t irq_gen;               /* dpmu_model_irq_gen: the banks move it */
 };
 
 /* Result of a register-file handler: the access outcome, or "not mine". */

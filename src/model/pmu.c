@@ -302,15 +302,19 @@ static void pmu_write(struct dpmu_core *c, const struct pmu_regdesc *r, unsigned
 		break;
 	case R_PMOVSSET:
 		b->ovs |= (uint32_t)v & mask;
+		dpmu_bank_irq_changed(b);
 		break;
 	case R_PMOVSCLR:
 		b->ovs &= ~((uint32_t)v & mask);
+		dpmu_bank_irq_changed(b);
 		break;
 	case R_PMINTENSET:
 		b->inten |= (uint32_t)v & mask;
+		dpmu_bank_irq_changed(b);
 		break;
 	case R_PMINTENCLR:
 		b->inten &= ~((uint32_t)v & mask);
+		dpmu_bank_irq_changed(b);
 		break;
 	case R_PMSWINC:
 		/* Bits [30:0]: event counters only (bit 31 is RES0). */

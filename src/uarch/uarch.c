@@ -11,6 +11,7 @@
  * misses, divided by the memory-level parallelism). So STALL_FRONTEND +
  * STALL_BACKEND <= CPU_CYCLES always holds.
  */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ __extension__ typedef unsigned __int128 dpmu_u128;
 
 /* Translated blocks' held-back class events (the end of this file). */
 static void core_fold(struct dpmu_ucore *c);
+static void core_fold_live(struct dpmu_ucore *c);
 static void block_detach(struct dpmu_ublock *b);
 
 static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
@@ -336,6 +338,10 @@ static bool observer_wants(const struct dpmu_uarch *u, bool cluster, unsigned in
 	       (!u->observer_wants || u->observer_wants(u->observer_ctx, cluster, index, event));
 }
 
+/* Names of fold_need sets (dpmu_ucore.fold_id): blocks may be shared by
+ * engines, so unique in the process, not the engine. */
+static _Atomic uint64_t fold_ids;
+
 /* The core's delivery list for the model's current configuration, in the
  * order a scan of every pending count would deliver them. Rare (after a
  * configuration change): kept out of the delivery path's code. */
@@ -344,7 +350,10 @@ __attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, str
 	c->live_gen = dpmu_model_core_live_gen(u->model, c->id);
 	c->live_ok = true;
 	c->nlive = 0;
-	c->any_obs = false;
+	c->nobs = 0;
+	memset(c->fold_need, 0, sizeof c->fold_need);
+	c->fold_need[DPMU_UEV_INST_RETIRED] = true;
+	c->fold_id = atomic_fetch_add_explicit(&fold_ids, 1, memory_order_relaxed) + 1;
 	c->all_model = true;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++) {
 		struct dpmu_live l;
@@ -367,7 +376,12 @@ __attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, str
 		l.to_obs = observer_wants(u, false, c->id, code);
 		if (!l.to_model && !l.to_obs)
 			continue;
-		c->any_obs |= l.to_obs;
+		if (l.to_obs)
+			c->obs_live[c->nobs++] = (uint8_t)c->nlive;
+		const uint64_t *src[3] = { l.p, l.a, l.b };
+		for (unsigned s = 0; s < 3; s++)
+			c->fold_need[src[s] >= c->ipend ? DPMU_UEV_COUNT + 1 + (unsigned)(src[s] - c->ipend)
+							 : (unsigned)(src[s] - c->pend)] = true;
 		c->all_model &= l.to_model != 0;
 		c->live_code[c->nlive] = code;
 		c->live[c->nlive++] = l;
@@ -451,9 +465,12 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
 	c->batch_left = u->batch;
+	/* The list first: the blocks' class events are folded for it. */
+	if (!c->live_ok || c->live_gen != dpmu_model_core_live_gen(u->model, c->id))
+		core_lists(u, c);
 	/* The class events of the blocks run since the last delivery. */
 	if (c->nowned)
-		core_fold(c);
+		core_fold_live(c);
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	/* A flush of every core (each monitor tick) finds most cores idle:
@@ -463,8 +480,6 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 		    none_pending(c->ipend, DPMU_IEV_COUNT);
 	if (idle && !k)
 		return;
-	if (!c->live_ok || c->live_gen != dpmu_model_core_live_gen(u->model, c->id))
-		core_lists(u, c);
 	/* Only what the model counts and what the observer wants, derived
 	 * events summed from their sources here: any other count would change
 	 * nothing, and is dropped with the rest. */
@@ -482,9 +497,11 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 			mn = to_model;
 		}
 		dpmu_model_core_events(u->model, c->id, c->live_code, mn, c->nlive);
-		for (unsigned i = 0, nl = c->any_obs ? c->nlive : 0; i < nl; i++)
-			if (c->live[i].to_obs && n[i])
+		for (unsigned j = 0; j < c->nobs; j++) {
+			unsigned i = c->obs_live[j];
+			if (n[i])
 				u->observer(u->observer_ctx, false, c->id, c->live_code[i], n[i]);
+		}
 		memset(c->pend, 0, sizeof c->pend);
 		memset(c->ipend, 0, sizeof c->ipend);
 	}
@@ -835,6 +852,15 @@ struct dpmu_ublock_ev {
 	uint32_t n;
 };
 
+/* fold_need's index of the pend[] or ipend[] entry at byte offset off of
+ * a core. */
+static inline unsigned fold_index(uint32_t off)
+{
+	const uint32_t ip = (uint32_t)offsetof(struct dpmu_ucore, ipend);
+	return off >= ip ? DPMU_UEV_COUNT + 1 + (off - ip) / 8
+			 : (off - (uint32_t)offsetof(struct dpmu_ucore, pend)) / 8;
+}
+
 /* A step: an instruction index, whether its fetch line may differ from
  * the previous instruction's, and what else it does, decided once when the
  * summary is built so an execution tests nothing of the instruction: only
@@ -875,6 +901,10 @@ struct dpmu_ublock {
 	 * (owner NULL: none); the block is owner->owned[slot]. */
 	struct dpmu_ucore *owner;
 	uint32_t runs, slot;
+	/* ev[] ordered for the core whose fold_need set is fold_id: its first
+	 * nfold entries are those the set holds (core_fold_live) */
+	uint64_t fold_id;
+	uint32_t nfold;
 };
 
 /* Whether instruction i of a block may start a new fetch line of 2^shift
@@ -1005,6 +1035,42 @@ static void core_fold(struct dpmu_ucore *c)
 {
 	for (uint32_t k = 0; k < c->nowned; k++)
 		block_fold(c->owned[k]);
+	c->nowned = 0;
+}
+
+/* Order b's entries for c's fold_need set: those it holds first. Rare: a
+ * block is ordered again only when the core that runs it changes its
+ * delivery list, or another core with another list runs it. */
+static __attribute__((noinline)) void block_order(struct dpmu_ublock *b,
+						  const struct dpmu_ucore *c)
+{
+	uint32_t k = 0;
+	for (uint32_t e = 0; e < b->nev; e++)
+		if (c->fold_need[fold_index(b->ev[e].off)]) {
+			struct dpmu_ublock_ev t = b->ev[k];
+			b->ev[k++] = b->ev[e];
+			b->ev[e] = t;
+		}
+	b->nfold = k;
+	b->fold_id = c->fold_id;
+}
+
+/* core_fold at a delivery, after the list is brought up to date: only the
+ * entries the delivery reads (fold_need); the others it would drop. */
+static void core_fold_live(struct dpmu_ucore *c)
+{
+	char *base = (char *)c;
+	for (uint32_t j = 0; j < c->nowned; j++) {
+		struct dpmu_ublock *b = c->owned[j];
+		if (b->fold_id != c->fold_id)
+			block_order(b, c);
+		const uint64_t k = b->runs;
+		const struct dpmu_ublock_ev *ev = b->ev;
+		for (uint32_t e = 0, n = b->nfold; e < n; e++)
+			*(uint64_t *)(base + ev[e].off) += k * ev[e].n;
+		b->runs = 0;
+		b->owner = NULL;
+	}
 	c->nowned = 0;
 }
 
@@ -1215,14 +1281,20 @@ uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)
 	return u && core < u->ncores ? dpmu_ucore_cycles(&u->cores[core]) : 0;
 }
 
-uint64_t dpmu_uarch_time_ns(const struct dpmu_uarch *u)
+uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u)
 {
 	uint64_t t = 0;
 	for (unsigned i = 0; u && i < u->ncores; i++) {
-		const struct dpmu_ucore *c = &u->cores[i];
-		uint64_t ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz);
-		if (ns > t)
-			t = ns;
+		struct dpmu_ucore *c = &u->cores[i];
+		/* Most cores have not moved since the last query: keyed as
+		 * core_dsu_cycles is, on the clock's two parts' sum. */
+		uint64_t key = c->work_milli + c->stall_cycles;
+		if (key != c->ns_key) {
+			c->ns_key = key;
+			c->ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz);
+		}
+		if (c->ns > t)
+			t = c->ns;
 	}
 	return t;
 }

@@ -397,6 +397,9 @@ struct dpmu_ucore {
 	/* The core's time in DSU cycles (dsu_cycles) when work_milli +
 	 * stall_cycles was dsu_key */
 	uint64_t dsu_key, dsu_cycles;
+	/* The same for the core's time in nanoseconds (dpmu_uarch_time_ns,
+	 * asked every few hundred instructions of every core) */
+	uint64_t ns_key, ns;
 	uint32_t batch_left;       /* instructions until the next delivery (1 to the batch) */
 
 	/* The delivery list, in pend then ipend order: the events the model
@@ -405,7 +408,11 @@ struct dpmu_ucore {
 	struct dpmu_live live[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
 	uint16_t live_code[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
 	unsigned nlive;
-	bool any_obs;              /* some entry goes to the observer */
+	/* The entries that go to the observer, by index in live (a handful
+	 * of the entries: the delivery visits only these for it) */
+	uint8_t obs_live[DPMU_UEV_COUNT + DPMU_IEV_COUNT];
+	unsigned nobs;
+	_Static_assert(DPMU_UEV_COUNT + DPMU_IEV_COUNT <= 256, "obs_live indexes live in a byte");
 	bool all_model;            /* every entry goes to the model */
 	bool cyc_obs;              /* the observer wants the core clock (CPU_CYCLES) */
 	bool bus_model, bus_obs;   /* BUS_CYCLES goes to the model / the observer */
@@ -421,6 +428,16 @@ struct dpmu_ucore {
 	 * one destroyed, is added at once. */
 	struct dpmu_ublock *owned[DPMU_UCORE_OWNED];
 	uint32_t nowned;
+
+	/* The pend[] and ipend[] entries the delivery list reads (its entries' sources)
+	 * and INST_RETIRED (the idle test's): at a delivery, blocks' class
+	 * events are added only to these, since any other is dropped there.
+	 * By entry: pend[i] is i, ipend[i] DPMU_UEV_COUNT + 1 + i. fold_id
+	 * names the set, new with every list and unique in the process; never
+	 * 0 (a new block's) once the list is built, which a delivery does
+	 * before it folds. */
+	bool fold_need[DPMU_UEV_COUNT + 1 + DPMU_IEV_COUNT + 1];
+	uint64_t fold_id;
 };
 
 #define DPMU_DRAM_EPOCHS 256

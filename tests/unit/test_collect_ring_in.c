@@ -66,6 +66,61 @@ static void test_ring_in_works_through_a_second_mapping(void **state)
 	munmap(mb, bytes);
 }
 
+/* The zeroed form writes the header only: a header left dirty by earlier
+ * use is reset, and a slot that was never written keeps its bytes (zero in
+ * a fresh mapping) until the producer fills it. */
+static void test_ring_in_zeroed_resets_the_header_only(void **state)
+{
+	(void)state;
+	size_t bytes = dpmu_ring_bytes_in(SLOTS);
+	void *ma, *mb;
+	map_twice(&ma, &mb, bytes);
+	size_t hdr = bytes - SLOTS * sizeof(struct dpmu_record);
+	memset(ma, 0xa5, hdr); /* a header as garbage; the slots as a fresh memfd's */
+	struct dpmu_ring *cons;
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	assert_int_equal(dpmu_ring_init_in_zeroed(ma, bytes, 5, SLOTS, 4, DPMU_RING_LOSSLESS, NULL,
+						  &cons, &err),
+			 0);
+	struct dpmu_ring_stats st;
+	dpmu_ring_stats(cons, &st);
+	assert_int_equal(st.produced, 0);
+	assert_int_equal(st.collected, 0);
+	assert_int_equal(st.mismatched, 0);
+	struct dpmu_ring *prod = mb;
+	for (unsigned i = 0; i < 2 * SLOTS; i++) {
+		struct dpmu_record rec = {.time = i, .kind = 1};
+		assert_int_equal(dpmu_ring_push(prod, &rec), 0);
+		assert_int_equal(dpmu_ring_flush(prod), 0);
+		struct dpmu_record out;
+		assert_int_equal(dpmu_ring_pop(cons, &out, 1), 1);
+		assert_int_equal(out.time, i);
+		assert_int_equal(out.producer, 5);
+	}
+	dpmu_ring_stats(cons, &st);
+	assert_int_equal(st.collected, 2 * SLOTS);
+	assert_int_equal(st.mismatched, 0);
+	/* The slots are left as they are: slot 0 (right after the header)
+	 * last held position SLOTS, stamped SLOTS + 1. The zeroed form keeps
+	 * that stamp; dpmu_ring_init_in clears it. */
+	const struct dpmu_record *s0 = (const struct dpmu_record *)((char *)ma + hdr);
+	assert_int_equal(dpmu_ring_init_in_zeroed(ma, bytes, 5, SLOTS, 4, DPMU_RING_LOSSLESS, NULL,
+						  &cons, &err),
+			 0);
+	assert_int_equal(s0->seq, SLOTS + 1);
+	assert_int_equal(dpmu_ring_init_in(ma, bytes, 5, SLOTS, 4, DPMU_RING_LOSSLESS, NULL, &cons,
+					   &err),
+			 0);
+	assert_int_equal(s0->seq, 0);
+	assert_int_equal(dpmu_ring_init_in_zeroed(NULL, bytes, 5, SLOTS, 4, DPMU_RING_LOSSLESS,
+						  NULL, &cons, &err),
+			 DPMU_EINVAL);
+	assert_non_null(strstr(err.msg, "dpmu_ring_init_in_zeroed"));
+	munmap(ma, bytes);
+	munmap(mb, bytes);
+}
+
 static void test_ring_in_lossy_full_ring_drops(void **state)
 {
 	(void)state;
@@ -107,6 +162,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ring_in_works_through_a_second_mapping),
+		cmocka_unit_test(test_ring_in_zeroed_resets_the_header_only),
 		cmocka_unit_test(test_ring_in_lossy_full_ring_drops),
 		cmocka_unit_test(test_ring_in_rejects_small_or_misaligned_memory),
 	};

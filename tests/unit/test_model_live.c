@@ -24,6 +24,12 @@
 #define CLUSTERPMCNTENSET DPMU_SYSREG(3, 0, 15, 5, 1)
 #define CLUSTERPMSELR DPMU_SYSREG(3, 0, 15, 5, 5)
 #define CLUSTERPMXEVTYPER DPMU_SYSREG(3, 0, 15, 6, 1)
+#define CLUSTERPMOVSSET DPMU_SYSREG(3, 0, 15, 5, 3)
+#define CLUSTERPMOVSCLR DPMU_SYSREG(3, 0, 15, 5, 4)
+#define CLUSTERPMINTENSET DPMU_SYSREG(3, 0, 15, 5, 6)
+#define CLUSTERPMINTENCLR DPMU_SYSREG(3, 0, 15, 5, 7)
+#define PMINTENCLR DPMU_SYSREG(3, 0, 9, 14, 2)
+#define PMSELR DPMU_SYSREG(3, 3, 9, 12, 5)
 
 #define PMEVTYPER_U (1u << 30) /* do not count at EL0 */
 #define E 1u
@@ -245,12 +251,75 @@ static void a_batch_of_events_counts_as_the_events_one_by_one(void **state)
 	dpmu_model_destroy(batch);
 }
 
+/* Every interrupt line of the model, one bit each (cores, then clusters). */
+static uint64_t lines(struct dpmu_model *m)
+{
+	uint64_t v = 0;
+	unsigned n = dpmu_model_ncores(m), k = dpmu_model_nclusters(m);
+	for (unsigned c = 0; c < n; c++)
+		v |= (uint64_t)dpmu_model_core_irq(m, c) << c;
+	for (unsigned i = 0; i < k; i++)
+		v |= (uint64_t)dpmu_model_cluster_irq(m, i) << (n + i);
+	return v;
+}
+
+/* dpmu_model_irq_gen: a caller that keeps its last answer while the
+ * generation stands must never miss a change of a line. A pseudo-random
+ * walk over the writes and deliveries that can move a line (and some that
+ * cannot), each checked: an unmoved generation means unmoved lines, and
+ * the generation never goes back. */
+static void the_interrupt_generation_moves_when_a_line_can_change(void **state)
+{
+	(void)state;
+	struct dpmu_model *m = conf_model(NULL);
+	conf_wr(m, 0, PMEVTYPER(0), INST_RETIRED);
+	conf_wr(m, 0, PMCNTENSET, 0x1u | CC);
+	conf_wr(m, 1, PMEVTYPER(0), INST_RETIRED);
+	conf_wr(m, 1, PMCNTENSET, 0x1u);
+	conf_wr(m, 0, CLUSTERPMCNTENSET, CC);
+	uint64_t x = 0x9e3779b97f4a7c15ull, moved = 0, seen = 0;
+	for (unsigned step = 0; step < 4000; step++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint64_t g0 = dpmu_model_irq_gen(m), l0 = lines(m);
+		unsigned core = (unsigned)(x >> 8) & 1;
+		uint32_t bits = (x >> 16 & 1 ? 1u : 0) | (x >> 17 & 1 ? CC : 0);
+		switch ((x >> 1) % 12) {
+		case 0: conf_wr(m, core, PMOVSSET, bits); break;
+		case 1: conf_wr(m, core, PMOVSCLR, bits); break;
+		case 2: conf_wr(m, core, PMINTENSET, bits); break;
+		case 3: conf_wr(m, core, PMINTENCLR, bits); break;
+		case 4: conf_wr(m, core, PMCR, x >> 20 & 1 ? E : 0); break;
+		case 5: conf_wr(m, core, PMEVCNTR(0), 0xffffffffu - (x >> 24 & 3)); break;
+		case 6: dpmu_model_core_event(m, core, INST_RETIRED, x >> 28 & 3); break;
+		case 7: conf_wr(m, 0, CLUSTERPMOVSSET, bits & CC); break;
+		case 8: conf_wr(m, 0, CLUSTERPMOVSCLR, bits & CC); break;
+		case 9: conf_wr(m, 0, x >> 18 & 1 ? CLUSTERPMINTENSET : CLUSTERPMINTENCLR, CC); break;
+		case 10: conf_wr(m, 0, CLUSTERPMCR, x >> 20 & 1 ? E : 0); break;
+		default: conf_wr(m, core, PMSELR, x >> 24 & 3); break;
+		}
+		uint64_t g1 = dpmu_model_irq_gen(m), l1 = lines(m);
+		assert_true(g1 >= g0);
+		if (g1 == g0)
+			assert_int_equal(l1, l0);
+		moved += l1 != l0;
+		seen |= l1;
+	}
+	/* The walk asserted and released lines of both cores and the cluster. */
+	assert_true(moved > 100);
+	unsigned n = dpmu_model_ncores(m);
+	assert_int_equal(seen & (3u | 1ull << n), 3u | 1ull << n);
+	dpmu_model_destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(an_event_is_live_exactly_when_a_counter_would_count_it),
 		cmocka_unit_test(the_live_generation_moves_when_an_answer_can_change),
 		cmocka_unit_test(a_batch_of_events_counts_as_the_events_one_by_one),
+		cmocka_unit_test(the_interrupt_generation_moves_when_a_line_can_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -276,6 +276,84 @@ static void summary_shared_by_two_engines(void **state)
 	fx_free(b);
 }
 
+static bool wants_nothing(void *ctx, bool cluster, unsigned index, uint16_t event)
+{
+	(void)ctx;
+	(void)cluster;
+	(void)index;
+	(void)event;
+	return false;
+}
+
+/* Runs of a block, as a summary (b) and one by one (a). */
+static void run_pair(struct fx *a, struct fx *b, unsigned core, struct blk *bk, unsigned runs)
+{
+	uint64_t addr[MAXLEN] = {0};
+	struct dpmu_insn in[MAXLEN];
+	for (unsigned r = 0; r < runs; r++) {
+		memcpy(in, bk->in, bk->n * sizeof in[0]);
+		struct dpmu_insn *last = &in[bk->n - 1];
+		uint64_t to = bk->in[0].pc; /* round the loop */
+		last->taken = true;
+		last->addr = to;
+		dpmu_uarch_retire(a->u, core, in, bk->n);
+		dpmu_uarch_run_block(b->u, core, bk->sum, addr, to);
+	}
+}
+
+/* With only what the model counts to deliver, a summary's class events
+ * that wait for a delivery must still count on counters programmed before
+ * it, on each core that ran it, whatever the last delivery counted. */
+static void held_class_events_count_on_counters_programmed_before_the_delivery(void **state)
+{
+	(void)state;
+	static struct blk bk;
+	rng = 0x2545f4914f6cdd1dull;
+	struct dpmu_err err;
+	/* integer, SIMD and FP data processing and an immediate branch */
+	bk.n = 4;
+	memset(bk.in, 0, sizeof bk.in);
+	const uint32_t cls[3] = { DPMU_IC_DP, DPMU_IC_ASE, DPMU_IC_VFP };
+	for (unsigned i = 0; i < 3; i++)
+		bk.in[i] = (struct dpmu_insn){ .pc = 0x9000 + 4 * i, .isize = 4, .flags = cls[i] };
+	bk.in[3] = (struct dpmu_insn){ .pc = 0x900c, .isize = 4, .kind = DPMU_INSN_BRANCH,
+				       .br_kind = DPMU_BR_UNCOND, .flags = DPMU_IC_IMMED };
+	assert_int_equal(dpmu_ublock_create(bk.in, bk.n, &bk.sum, &err), 0);
+	struct fx *a = start(256), *b = start(256);
+	dpmu_uarch_set_observer(a->u, observe, wants_nothing, a);
+	dpmu_uarch_set_observer(b->u, observe, wants_nothing, b);
+	const uint16_t first[1] = { 0x08 }; /* INST_RETIRED */
+	const uint16_t more[4] = { 0x08, 0x73 /* DP_SPEC */, 0x74 /* ASE_SPEC */,
+				   0x21 /* BR_RETIRED */ };
+	/* big core 0 and LITTLE core 4 share the summary */
+	for (unsigned core = 0; core < 8; core += 4) {
+		program(a, core, first, 1);
+		program(b, core, first, 1);
+	}
+	run_pair(a, b, 0, &bk, 100); /* past a delivery: the summary settles */
+	run_pair(a, b, 4, &bk, 100);
+	run_pair(a, b, 0, &bk, 10);  /* held: fewer than the batch */
+	for (unsigned core = 0; core < 8; core += 4) {
+		program(a, core, more, 4); /* no delivery before */
+		program(b, core, more, 4);
+	}
+	run_pair(a, b, 4, &bk, 10);
+	dpmu_uarch_flush(a->u);
+	dpmu_uarch_flush(b->u);
+	for (unsigned core = 0; core < 8; core += 4)
+		for (unsigned i = 0; i < 4; i++) {
+			uint64_t want = counter(a, core, i);
+			if (counter(b, core, i) != want)
+				fail_msg("cpu%u counter %u (event 0x%x): %llu one by one, %llu as a summary",
+					 core, i, more[i], (unsigned long long)want,
+					 (unsigned long long)counter(b, core, i));
+			assert_true(want > 0); /* there were events to count */
+		}
+	dpmu_ublock_destroy(bk.sum);
+	fx_free(a);
+	fx_free(b);
+}
+
 static void empty_block_is_refused(void **state)
 {
 	(void)state;
@@ -308,6 +386,7 @@ int main(void)
 		cmocka_unit_test(blocks_match_one_by_one_with_other_lines),
 		cmocka_unit_test(destroyed_summary_still_counts),
 		cmocka_unit_test(summary_shared_by_two_engines),
+		cmocka_unit_test(held_class_events_count_on_counters_programmed_before_the_delivery),
 		cmocka_unit_test(empty_block_is_refused),
 		cmocka_unit_test(run_without_a_summary_is_an_error),
 	};

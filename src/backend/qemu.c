@@ -71,6 +71,11 @@ struct vstream {
 	unsigned depth;     /* regions open on this stream */
 	uint32_t stack[REGION_DEPTH];
 	uint64_t insns;
+	/* instructions of a turn the queue ran out in before the quantum:
+	 * the turn goes on with the next words, so where turns end (and the
+	 * monitor's checks between them) does not depend on how the words
+	 * arrived */
+	uint64_t turn_left;
 	/* its core's clock, looked up once when the vCPU is placed (0: the
 	 * profile gives none, a cycle counts as a nanosecond) */
 	double freq_hz;
@@ -707,8 +712,10 @@ static void check_tick(struct qemu_be *q);
  * the only vCPU started) turn follows turn until the queue is empty, each
  * completed one followed by what after_turn does in the general loop,
  * without a call and the loop's bookkeeping per block; it returns the
- * instructions of the last, unfinished turn, for the caller's after_turn.
- * *turns counts the turns that retired instructions.
+ * instructions of the last turn, for the caller's after_turn, once it is
+ * complete: a turn the queue runs out in before the quantum goes on in the
+ * next call (v->turn_left). *turns counts the turns that retired
+ * instructions.
  * Each value of solo has a function of its own (decode_solo, decode_turn),
  * out of the scheduler's loops. */
 static inline __attribute__((always_inline)) uint64_t
@@ -723,7 +730,8 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 	const uint64_t *wp = w->w + w->head, *const we = w->w + w->tail;
 	uint64_t *const aby = v->abyidx; /* aidx: STREAM_AIDX(aby) */
 	size_t nturns = 0;
-	uint64_t turn = 0;
+	uint64_t turn = v->turn_left;
+	v->turn_left = 0;
 	/* Instructions the block path retired and the tallies (retired())
 	 * do not hold yet: they are sums, so they are brought up to date
 	 * before anything reads them (the per-instruction path, the monitor's
@@ -830,6 +838,10 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 	v->next = next;
 	w->head = (size_t)(wp - w->w);
 	*turns += nturns + (turn != 0); /* and one the queue ran out in */
+	if (turn && turn < q->quantum && !q->run_rc) {
+		v->turn_left = turn; /* unfinished: it goes on with the next words */
+		return 0;
+	}
 	return turn;
 }
 

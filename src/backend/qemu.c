@@ -271,9 +271,9 @@ static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uin
 }
 
 /* The deliveries observe() uses: core events a region column counts. The
- * engine asks while it builds its delivery lists, which it first does when
- * a core has retired something: after dpmu_qemu_set_region_events, which
- * comes before the run (qemu.h), so the answer does not change later. */
+ * engine asks while it builds its delivery lists and keeps the answers;
+ * dpmu_qemu_set_region_events sets the observer again, which makes it ask
+ * anew. */
 static bool wants(void *ctx, bool cluster, unsigned index, uint16_t event)
 {
 	const struct qemu_be *q = ctx;
@@ -416,8 +416,15 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		nanosleep(&ts, NULL);
 	}
 	if (b->n == 0 || b->n >= DPMU_QEMU_TAG_ADDR_MAX ||
-	    (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE)
-		goto bad;
+	    (uint64_t)b->first + b->n > DPMU_QEMU_MAX_CODE) {
+		q->run_rc = dpmu_err_set(q->run_err, DPMU_EIO,
+					 "qemu plugin: block %u describes %u instructions from entry "
+					 "%u (1 to %u, within %u entries: the shared region is "
+					 "inconsistent)",
+					 bid, b->n, b->first, (unsigned)DPMU_QEMU_TAG_ADDR_MAX - 1,
+					 (unsigned)DPMU_QEMU_MAX_CODE);
+		return NULL;
+	}
 	/* A block's code entries are its own (the plugin gives every
 	 * translation a fresh range): classified once, here. */
 	struct bdec *d = &q->bdec[bid];
@@ -588,6 +595,8 @@ static void region_word(struct vstream *v, uint64_t w)
  * only preempted its thread: it will produce). */
 #define QEMU_LAG_WAIT_SYSCALL_NS 2000000ll
 #define QEMU_LAG_WAIT_RUNNABLE_NS 50000000ll
+/* the longest turn DPMU_QEMU_QUANTUM may ask for */
+#define QEMU_QUANTUM_MAX DPMU_UARCH_BATCH_MAX
 #define QEMU_CHECK_INSNS DPMU_UARCH_BATCH_DEFAULT /* timer / interrupt check period */
 
 static size_t wq_len(const struct wqueue *w)
@@ -1395,11 +1404,14 @@ static int parse_quantum(const char *s, uint64_t *out, struct dpmu_err *err)
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
-	if (errno == ERANGE)
+	/* The monitor's checks (interval ends, rotation, overflow interrupts)
+	 * fall between turns: a turn longer than a delivery batch's bound
+	 * would let a 32-bit counter wrap unseen. */
+	if (errno == ERANGE || (!*end && v > QEMU_QUANTUM_MAX))
 		return dpmu_err_set(err, DPMU_ERANGE,
-				    "DPMU_QEMU_QUANTUM='%s': too large (at most %llu instructions "
+				    "DPMU_QEMU_QUANTUM='%s': too large (at most %u instructions "
 				    "per turn)",
-				    s, (unsigned long long)UINT64_MAX);
+				    s, QEMU_QUANTUM_MAX);
 	if (*end)
 		return dpmu_err_set(err, DPMU_EINVAL,
 				    "DPMU_QEMU_QUANTUM='%s': unexpected '%s' after the number (give "
@@ -1546,6 +1558,8 @@ int dpmu_qemu_set_region_events(struct dpmu_backend *b, const struct dpmu_qemu_r
 		if (ev[e].code >= 0 && ev[e].code < 65536)
 			q->evmap[ev[e].code] = (int16_t)e;
 	q->nev = nev;
+	/* the engine's delivery lists hold wants()'s earlier answers */
+	dpmu_uarch_set_observer(q->uarch, observe, wants, q);
 	return 0;
 }
 

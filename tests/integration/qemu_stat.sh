@@ -107,7 +107,7 @@ n=$(csv "$T/path.csv" INST_RETIRED)
 expect_err "program_not_in_PATH_is_named" "count-prog: no such executable in PATH" \
 	env PATH="$T/p1:$PATH" "$DYNPMU" stat -- count-prog
 # a bad DPMU_QEMU_QUANTUM is refused with its value, not run as the default
-for qv in abc 16x 0 -5 " 7" 99999999999999999999999; do
+for qv in abc 16x 0 -5 " 7" 65537 99999999999999999999999; do
 	expect_err "bad_DPMU_QEMU_QUANTUM_'$qv'_is_refused_naming_it" "DPMU_QEMU_QUANTUM='$qv'" \
 		env DPMU_QEMU_QUANTUM="$qv" "$DYNPMU" stat -e INST_RETIRED -- "$G/count"
 done

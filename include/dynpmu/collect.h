@@ -206,7 +206,8 @@ size_t dpmu_ring_pop(struct dpmu_ring *ring, struct dpmu_record *out, size_t max
  * before a mismatched record; a mismatched record at the front is counted and
  * passed by, as pop does), and returns how many; *recs points at the first.
  * The slots stay the consumer's until release(n) hands the first n of them
- * (n <= what peek returned) back to the producer and counts them collected.
+ * (n <= what peek returned; more is taken as all that was published) back
+ * to the producer and counts them collected.
  * Nothing else may happen on the consumer side between the two. */
 size_t dpmu_ring_peek(struct dpmu_ring *ring, const struct dpmu_record **recs, size_t max);
 void dpmu_ring_release(struct dpmu_ring *ring, size_t n);

@@ -360,6 +360,10 @@ size_t dpmu_ring_peek(struct dpmu_ring *r, const struct dpmu_record **recs, size
 void dpmu_ring_release(struct dpmu_ring *r, size_t n)
 {
 	struct dpmu_ring_cons_priv *cp = &r->cp;
+	/* never past what peek can have handed out: the producer would
+	 * overwrite unread slots */
+	if (n > cp->cached_head - cp->tail)
+		n = (size_t)(cp->cached_head - cp->tail);
 	if (!n)
 		return;
 	cp->tail += n;

@@ -227,6 +227,16 @@ static void test_peek_release_in_place(void **state)
 	assert_int_equal(p[1].producer, 7);
 	dpmu_ring_release(r, 2);
 	assert_int_equal(dpmu_ring_peek(r, &p, 64), 0);
+	/* a release beyond what the producer published moves the tail no
+	 * further than the head: nothing unread is handed back */
+	rec.val[0] = 10;
+	assert_int_equal(dpmu_ring_push(r, &rec), 0);
+	assert_int_equal(dpmu_ring_peek(r, &p, 64), 1);
+	dpmu_ring_release(r, 5);
+	assert_int_equal(r->cons.tail, 11);
+	dpmu_ring_stats(r, &st);
+	assert_int_equal(st.collected, 11);
+	assert_int_equal(st.in_flight, 0);
 	assert_balanced(r);
 	dpmu_ring_destroy(r);
 }

@@ -699,6 +699,20 @@ static bool all_objects(const json_t *a)
 
 static int merge(json_t *base, json_t *over);
 
+/* A value of the override that the base does not have: an object is laid
+ * onto an empty one, so its nulls remove keys (take the default) there too. */
+static json_t *fresh(json_t *v)
+{
+	if (!json_is_object(v))
+		return json_deep_copy(v);
+	json_t *o = json_object();
+	if (o && merge(o, v)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* Lay one value of the override onto base's member `key`. */
 static int merge_member(json_t *base, const char *key, json_t *v)
 {
@@ -711,13 +725,13 @@ static int merge_member(json_t *base, const char *key, json_t *v)
 		for (size_t i = 0; i < json_array_size(v); i++) {
 			json_t *e = json_array_get(v, i);
 			int rc = i < json_array_size(b) ? merge(json_array_get(b, i), e)
-							: json_array_append_new(b, json_deep_copy(e));
+							: json_array_append_new(b, fresh(e));
 			if (rc)
 				return rc;
 		}
 		return 0;
 	}
-	return json_object_set_new(base, key, json_deep_copy(v));
+	return json_object_set_new(base, key, fresh(v));
 }
 
 /* Objects merge key by key; a non-empty array of objects merges element by

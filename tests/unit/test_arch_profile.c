@@ -692,7 +692,8 @@ static void test_base_overrides_merge_key_by_key(void **state)
 		   " \"clusters\": [{\"freq\": \"2GHz\", \"cores\": [{}, {\"count\": 2}]},\n"
 		   "   {\"cores\": [{\"type\": \"Cortex-A75\", \"count\": 2}], \"freq\": \"1GHz\",\n"
 		   "    \"pmu\": {\"catalog\": \"dsu\", \"counters\": 4},\n"
-		   "    \"l3\": {\"size\": \"1MiB\", \"ways\": 16, \"line\": 64, \"latency\": 20},\n"
+		   "    \"l3\": {\"size\": \"1MiB\", \"ways\": 16, \"line\": 64, \"latency\": 20,\n"
+		   "           \"replacement\": null},\n"
 		   "    \"snoop_filter\": {\"entries\": 4096, \"latency\": 20}}]}");
 	struct dpmu_profile *p = load_ok(top);
 	struct dpmu_profile *d = load_ok(DPMU_PROFILE_DEFAULT);
@@ -713,6 +714,8 @@ static void test_base_overrides_merge_key_by_key(void **state)
 	assert_string_equal(p->clusters[0].catalog, "dsu");
 	assert_int_equal(p->clusters[1].ncores, 2);
 	assert_int_equal(p->clusters[1].pmu_counters, 4);
+	/* a null in an element the base does not have: the key's default too */
+	assert_int_equal(p->clusters[1].l3.replacement, DPMU_REPL_LRU);
 	dpmu_profile_free(d);
 	dpmu_profile_free(p);
 

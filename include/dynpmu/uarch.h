@@ -97,9 +97,10 @@ void dpmu_uarch_flush(struct dpmu_uarch *u);
  * summary costs those instructions only. One summary serves every core
  * (and engine) that runs the block, one at a time: it keeps how often it
  * ran since the delivery of the core that last ran it, and its class
- * events go into that core's counts at that delivery (or when another core
- * runs it, or it is destroyed), which is where one-by-one retirement's
- * would be delivered too. It may be destroyed before or after the engine. */
+ * events go into that core's counts at that delivery (or earlier into its
+ * pending counts: when another core runs it, when the core holds more
+ * summaries than it keeps, when it is destroyed), which is where
+ * one-by-one retirement's would be delivered too. It may be destroyed before or after the engine. */
 struct dpmu_ublock;
 int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ublock **out,
 		       struct dpmu_err *err);

@@ -105,5 +105,15 @@ int dpmu_backend_end_el1(struct dpmu_model *model, struct dpmu_uarch *uarch, uin
 /* Whether the overflow interrupt line of a core PMU of `cores`, or of the
  * cluster PMU of a cluster holding one of them, is asserted. */
 bool dpmu_backend_irq_pending(const struct dpmu_model *model, uint64_t cores);
+/* The same, asked of the model again only when its interrupt-line
+ * generation (dpmu_model_irq_gen) has moved: a backend checks at every
+ * batch, the lines change only with a register write or an overflow.
+ * Start from a zeroed cache; one cache per (model, cores). */
+struct dpmu_backend_irq_cache {
+	uint64_t gen;
+	bool known, pending;
+};
+bool dpmu_backend_irq_pending_cached(struct dpmu_backend_irq_cache *cache,
+				     const struct dpmu_model *model, uint64_t cores);
 
 #endif

@@ -169,11 +169,7 @@ struct qemu_be {
 	struct timespec lag_since;
 	uint64_t quantum;                   /* instructions a vCPU runs per turn (at least a block) */
 	uint64_t period_ns, next_ns, since_check;
-	/* The interrupt lines' last answer and the model's line generation
-	 * it was taken at (dpmu_model_irq_gen): asked at every check, they
-	 * change only with a register write or an overflow. */
-	bool irq_known, irq;
-	uint64_t irq_gen;
+	struct dpmu_backend_irq_cache irq; /* the interrupt lines, asked at every check */
 };
 
 /* ---- layout of the shared region ------------------------------------------------ */
@@ -911,18 +907,6 @@ static inline void after_turn(struct qemu_be *q, uint64_t n)
 		check_tick(q);
 }
 
-/* Whether a PMU interrupt line of the workload's cores is asserted. */
-static bool irq_pending(struct qemu_be *q)
-{
-	uint64_t gen = dpmu_model_irq_gen(q->model);
-	if (!q->irq_known || gen != q->irq_gen) {
-		q->irq = dpmu_backend_irq_pending(q->model, q->b.cores);
-		q->irq_gen = gen;
-		q->irq_known = true;
-	}
-	return q->irq;
-}
-
 /* The monitor's tick, if one is due (poll interval, timer period, PMU
  * interrupt). */
 static void check_tick(struct qemu_be *q)
@@ -930,7 +914,7 @@ static void check_tick(struct qemu_be *q)
 	q->since_check = 0;
 	uint64_t now = dpmu_uarch_time_ns(q->uarch);
 	bool due = (q->interval && q->since_tick >= q->interval) || now >= q->next_ns ||
-		   irq_pending(q);
+		   dpmu_backend_irq_pending_cached(&q->irq, q->model, q->b.cores);
 	if (!due)
 		return;
 	q->run_rc = tick_now(q);

@@ -105,6 +105,7 @@ static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t per
 	memset(&s->ran, 0, sizeof s->ran);
 	rc = set_el(s, 0, err);
 	uint64_t next_insns = interval;
+	struct dpmu_backend_irq_cache irq = {0};
 	uint64_t next_ns = period_ns ? dpmu_uarch_time_ns(s->uarch) + period_ns : UINT64_MAX;
 	while (!rc) {
 		unsigned core;
@@ -121,7 +122,7 @@ static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t per
 			done += (long)k;
 			uint64_t now = dpmu_uarch_time_ns(s->uarch);
 			bool due = (interval && s->ran.insns >= next_insns) || now >= next_ns ||
-				   dpmu_backend_irq_pending(s->model, s->b.cores);
+				   dpmu_backend_irq_pending_cached(&irq, s->model, s->b.cores);
 			if (!due || !tick)
 				continue;
 			rc = sim_tick(s, err);

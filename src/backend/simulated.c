@@ -64,3 +64,15 @@ bool dpmu_backend_irq_pending(const struct dpmu_model *model, uint64_t cores)
 			return true;
 	return false;
 }
+
+bool dpmu_backend_irq_pending_cached(struct dpmu_backend_irq_cache *cache,
+				     const struct dpmu_model *model, uint64_t cores)
+{
+	uint64_t gen = dpmu_model_irq_gen(model);
+	if (!cache->known || gen != cache->gen) {
+		cache->pending = dpmu_backend_irq_pending(model, cores);
+		cache->gen = gen;
+		cache->known = true;
+	}
+	return cache->pending;
+}

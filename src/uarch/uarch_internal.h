@@ -406,8 +406,9 @@ struct dpmu_ucore {
 	uint64_t cycles_delivered;
 	uint64_t bus_delivered;    /* BUS_CYCLES delivered (DSU clock) */
 	/* The core's time in DSU cycles (dsu_cycles) when work_milli +
-	 * stall_cycles was dsu_key */
-	uint64_t dsu_key, dsu_cycles;
+	 * stall_cycles was dsu_key; dsu_seen is that sum when the cluster's
+	 * delivery last took the core's time into the cluster's. */
+	uint64_t dsu_key, dsu_cycles, dsu_seen;
 	/* The same for the core's time in nanoseconds (dpmu_uarch_time_ns,
 	 * asked every few hundred instructions of every core) */
 	uint64_t ns_key, ns;
@@ -458,7 +459,7 @@ struct dpmu_ucore {
 	 * bytes on LP64 hosts. The code gcc makes for dpmu_uarch_run_block
 	 * (which indexes the cores' array) is sensitive to it: 8144 bytes
 	 * cost 10.7 M more host instructions on the benchmark, 8192 21 M. */
-	uint8_t spare[24];
+	uint8_t spare[16];
 };
 
 #define DPMU_DRAM_EPOCHS 256

@@ -423,10 +423,18 @@ static inline bool none_pending(const uint64_t *p, unsigned n)
 static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 {
 	/* The DSU clock runs with simulated time: the cluster's time is the
-	 * furthest any of its cores has got. */
+	 * furthest any of its cores has got. A core whose clock has not moved
+	 * since this loop last read it (dsu_seen) cannot move it: its time
+	 * then was at most the t of that delivery, which dsu_delivered is (or
+	 * t was dsu_delivered already). Only the cores that ran are converted
+	 * and compared; most of a cluster's cores are idle. */
 	uint64_t t = cl->dsu_delivered;
 	struct dpmu_ucore *c = &u->cores[cl->first_core], *end = c + cl->ncores;
 	for (; c < end; c++) {
+		uint64_t key = c->work_milli + c->stall_cycles;
+		if (key == c->dsu_seen)
+			continue;
+		c->dsu_seen = key;
 		uint64_t d = core_dsu_cycles(u, c);
 		if (d > t)
 			t = d;

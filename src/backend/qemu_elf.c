@@ -36,6 +36,8 @@ static const struct {
 
 int dpmu_qemu_find_in_path(const char *name, char *out, size_t cap)
 {
+	if (!name || !out || cap == 0)
+		return -1;
 	char def[256];
 	const char *path = getenv("PATH");
 	if (!path) {

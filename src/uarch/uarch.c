@@ -11,7 +11,6 @@
  * misses, divided by the memory-level parallelism). So STALL_FRONTEND +
  * STALL_BACKEND <= CPU_CYCLES always holds.
  */
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,9 +337,15 @@ static bool observer_wants(const struct dpmu_uarch *u, bool cluster, unsigned in
 	       (!u->observer_wants || u->observer_wants(u->observer_ctx, cluster, index, event));
 }
 
-/* Names of fold_need sets (dpmu_ucore.fold_id): blocks may be shared by
- * engines, so unique in the process, not the engine. */
-static _Atomic uint64_t fold_ids;
+static inline void fold_set(uint64_t *set, unsigned i)
+{
+	set[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static inline bool fold_has(const uint64_t *set, unsigned i)
+{
+	return set[i / 64] >> (i % 64) & 1;
+}
 
 /* The core's delivery list for the model's current configuration, in the
  * order a scan of every pending count would deliver them. Rare (after a
@@ -352,8 +357,7 @@ __attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, str
 	c->nlive = 0;
 	c->nobs = 0;
 	memset(c->fold_need, 0, sizeof c->fold_need);
-	c->fold_need[DPMU_UEV_INST_RETIRED] = true;
-	c->fold_id = atomic_fetch_add_explicit(&fold_ids, 1, memory_order_relaxed) + 1;
+	fold_set(c->fold_need, DPMU_UEV_INST_RETIRED);
 	c->all_model = true;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++) {
 		struct dpmu_live l;
@@ -380,8 +384,9 @@ __attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, str
 			c->obs_live[c->nobs++] = (uint8_t)c->nlive;
 		const uint64_t *src[3] = { l.p, l.a, l.b };
 		for (unsigned s = 0; s < 3; s++)
-			c->fold_need[src[s] >= c->ipend ? DPMU_UEV_COUNT + 1 + (unsigned)(src[s] - c->ipend)
-							 : (unsigned)(src[s] - c->pend)] = true;
+			fold_set(c->fold_need, src[s] >= c->ipend
+						       ? DPMU_UEV_COUNT + 1 + (unsigned)(src[s] - c->ipend)
+						       : (unsigned)(src[s] - c->pend));
 		c->all_model &= l.to_model != 0;
 		c->live_code[c->nlive] = code;
 		c->live[c->nlive++] = l;
@@ -909,9 +914,9 @@ struct dpmu_ublock {
 	 * (owner NULL: none); the block is owner->owned[slot]. */
 	struct dpmu_ucore *owner;
 	uint32_t runs, slot;
-	/* ev[] ordered for the core whose fold_need set is fold_id: its first
-	 * nfold entries are those the set holds (core_fold_live) */
-	uint64_t fold_id;
+	/* ev[] ordered for the fold_need set fold_key (all zero: none yet):
+	 * its first nfold entries are those the set holds (core_fold_live) */
+	uint64_t fold_key[DPMU_FOLD_WORDS];
 	uint32_t nfold;
 };
 
@@ -1054,13 +1059,13 @@ static __attribute__((noinline)) void block_order(struct dpmu_ublock *b,
 {
 	uint32_t k = 0;
 	for (uint32_t e = 0; e < b->nev; e++)
-		if (c->fold_need[fold_index(b->ev[e].off)]) {
+		if (fold_has(c->fold_need, fold_index(b->ev[e].off))) {
 			struct dpmu_ublock_ev t = b->ev[k];
 			b->ev[k++] = b->ev[e];
 			b->ev[e] = t;
 		}
 	b->nfold = k;
-	b->fold_id = c->fold_id;
+	memcpy(b->fold_key, c->fold_need, sizeof b->fold_key);
 }
 
 /* core_fold at a delivery, after the list is brought up to date: only the
@@ -1070,7 +1075,7 @@ static void core_fold_live(struct dpmu_ucore *c)
 	char *base = (char *)c;
 	for (uint32_t j = 0; j < c->nowned; j++) {
 		struct dpmu_ublock *b = c->owned[j];
-		if (b->fold_id != c->fold_id)
+		if (b->fold_key[0] != c->fold_need[0] || b->fold_key[1] != c->fold_need[1])
 			block_order(b, c);
 		const uint64_t k = b->runs;
 		const struct dpmu_ublock_ev *ev = b->ev;

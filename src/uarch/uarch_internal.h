@@ -374,6 +374,11 @@ struct dpmu_live {
  * instructions runs fewer distinct blocks than that). */
 #define DPMU_UCORE_OWNED 128
 
+/* pend[] and ipend[] entries, as bits of a core's fold_need set */
+#define DPMU_FOLD_ENTRIES (DPMU_UEV_COUNT + 1 + DPMU_IEV_COUNT + 1)
+#define DPMU_FOLD_WORDS 2
+_Static_assert(DPMU_FOLD_ENTRIES <= 64 * DPMU_FOLD_WORDS, "fold_need holds every entry");
+
 struct dpmu_ucore {
 	/* What the block path and the inline fetch, data and branch paths
 	 * touch on every block comes first and together (the clock, the
@@ -443,12 +448,12 @@ struct dpmu_ucore {
 	/* The pend[] and ipend[] entries the delivery list reads (its entries' sources)
 	 * and INST_RETIRED (the idle test's): at a delivery, blocks' class
 	 * events are added only to these, since any other is dropped there.
-	 * By entry: pend[i] is i, ipend[i] DPMU_UEV_COUNT + 1 + i. fold_id
-	 * names the set, new with every list and unique in the process; never
-	 * 0 (a new block's) once the list is built, which a delivery does
-	 * before it folds. */
-	bool fold_need[DPMU_UEV_COUNT + 1 + DPMU_IEV_COUNT + 1];
-	uint64_t fold_id;
+	 * A set of bits by entry: pend[i] is bit i, ipend[i] bit
+	 * DPMU_UEV_COUNT + 1 + i. The set itself names the ordering a block
+	 * keeps for it (never all zero once the list is built, which a
+	 * delivery does before it folds: INST_RETIRED is in it; a new block's
+	 * is). */
+	uint64_t fold_need[DPMU_FOLD_WORDS];
 
 	/* The levels an L1 miss or a page walk reaches (mem.c) */
 	struct dpmu_ucache l2;
@@ -459,7 +464,7 @@ struct dpmu_ucore {
 	 * bytes on LP64 hosts. The code gcc makes for dpmu_uarch_run_block
 	 * (which indexes the cores' array) is sensitive to it: 8144 bytes
 	 * cost 10.7 M more host instructions on the benchmark, 8192 21 M. */
-	uint8_t spare[16];
+	uint8_t spare[120];
 };
 
 #define DPMU_DRAM_EPOCHS 256

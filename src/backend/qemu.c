@@ -163,7 +163,6 @@ struct qemu_be {
 	struct wqueue wq[DPMU_QEMU_MAX_VCPUS];
 	double vtime[DPMU_QEMU_MAX_VCPUS];  /* simulated ns each vCPU has run to */
 	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words */
-	unsigned nstarted;                  /* vCPUs with started set */
 	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
 	struct timespec lag_since;
@@ -698,10 +697,7 @@ static size_t collect(struct qemu_be *q)
 		double now = sched_now(q, nv, i);
 		if (now > q->vtime[i])
 			q->vtime[i] = now;
-		if (!q->started[i]) {
-			q->started[i] = true;
-			q->nstarted++;
-		}
+		q->started[i] = true;
 		q->idle[i] = false;
 		if (q->lag_wait == (int)i)
 			q->lag_wait = -1;
@@ -714,7 +710,7 @@ static void check_tick(struct qemu_be *q);
 /* Decode vCPU v's queued words. A turn ends once `quantum` instructions
  * have retired in it (a block retires when the next one starts). Without
  * solo the call is one turn and returns its instructions. With solo (v is
- * the only vCPU started) turn follows turn until the queue is empty, each
+ * the only vCPU that can run) turn follows turn until the queue is empty, each
  * completed one followed by what after_turn does in the general loop,
  * without a call and the loop's bookkeeping per block; it returns the
  * instructions of the last turn, for the caller's after_turn, once it is
@@ -923,19 +919,26 @@ static void check_tick(struct qemu_be *q)
 			q->next_ns += q->period_ns;
 }
 
-/* While a single vCPU has started there is no one to interleave with: its
- * queue is drained turn after turn in one decode call (the turns and the
- * checks between them fall where they would in the general loop, so the
- * counts are the same) and its simulated time is brought up to date once,
- * at the end, for a thread that starts later (collect() starts it at this
- * vCPU's time). */
+/* While a single vCPU can run (the others have not started, or are set
+ * aside without words: blocked in the kernel, or finished) there is no one
+ * to interleave with: its queue is drained turn after turn in one decode
+ * call (the turns and the checks between them fall where they would in the
+ * general loop, so the counts are the same) and its simulated time is
+ * brought up to date once, at the end, for a thread that starts or wakes
+ * later (collect() starts it at this vCPU's time). */
 static size_t solo(struct qemu_be *q, unsigned nv)
 {
-	unsigned i = 0;
-	while (i < nv && !q->started[i])
-		i++;
-	if (i == nv || (q->idle[i] && !wq_len(&q->wq[i])))
+	int lone = -1;
+	for (unsigned k = 0; k < nv; k++) {
+		if (!q->started[k] || (q->idle[k] && !wq_len(&q->wq[k])))
+			continue;
+		if (lone >= 0)
+			return 0; /* two can run: the general loop interleaves them */
+		lone = (int)k;
+	}
+	if (lone < 0)
 		return 0;
+	unsigned i = (unsigned)lone;
 	struct vstream *v = &q->vs[i];
 	struct wqueue *w = &q->wq[i];
 	if (wq_len(w))
@@ -955,8 +958,7 @@ static size_t schedule(struct qemu_be *q)
 {
 	size_t turns = 0;
 	unsigned nv = nvcpus(q);
-	if (q->nstarted == 1)
-		turns = solo(q, nv);
+	turns = solo(q, nv);
 	while (!q->run_rc) {
 		int best = -1;
 		for (unsigned i = 0; i < nv; i++) {

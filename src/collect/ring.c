@@ -345,8 +345,14 @@ size_t dpmu_ring_peek(struct dpmu_ring *r, const struct dpmu_record **recs, size
 		/* The producer leaves these slots alone until release moves the
 		 * tail past them, so the stamp checked here is the record read. */
 		size_t k = 0;
-		while (k < n && s[k].seq == t + k + 1)
+		while (k < n) {
+			/* the lines ahead come from the producer's cache: ask
+			 * early, as pop does */
+			__builtin_prefetch(&ring_slots(r)[(t + k + DPMU_RING_PREFETCH) & r->mask], 0);
+			if (s[k].seq != t + k + 1)
+				break;
 			k++;
+		}
 		if (k) {
 			*recs = s;
 			return k;

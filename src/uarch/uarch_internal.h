@@ -370,8 +370,10 @@ struct dpmu_live {
 	bool to_obs;
 };
 
-/* Block summaries a core holds with counts not yet added (a batch of 256
- * instructions runs fewer distinct blocks than that). */
+/* Block summaries a core holds with counts not yet added. A batch of the
+ * default 256 instructions usually runs far fewer distinct blocks; a core
+ * that fills the list adds its held counts to the pending ones early (the
+ * same counts at the same delivery). */
 #define DPMU_UCORE_OWNED 128
 
 /* pend[] and ipend[] entries, as bits of a core's fold_need set */

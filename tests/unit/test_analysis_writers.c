@@ -510,10 +510,10 @@ static const char two_cores[] = "i 0x400000\nl 0x400004 0x10000 8\nb 0x400008 0x
 				"cpu 5\ni 500000\ns 500004 20000 4\nb 500008 50000c N cond\n"
 				"b 50000c 600000 T call\nb 600000 500010 T ret\ncpu 0\ni 40000c\n";
 
-static void table_from_a_monitor_session(void **state)
+/* The simulated backend on the two-core trace, written to path (a
+ * mkstemp template the caller unlinks after). */
+static struct dpmu_backend *two_cores_backend(char *path)
 {
-	(void)state;
-	char path[] = "/tmp/dpmu_trace_XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, two_cores, sizeof two_cores - 1), (ssize_t)(sizeof two_cores - 1));
@@ -523,6 +523,16 @@ static void table_from_a_monitor_session(void **state)
 	struct dpmu_backend *b = NULL;
 	struct dpmu_sim_options so = {.profile = NULL, .trace = path};
 	assert_int_equal(dpmu_sim_create(&so, &b, &err), 0);
+	return b;
+}
+
+static void table_from_a_monitor_session(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/dpmu_trace_XXXXXX";
+	struct dpmu_backend *b = two_cores_backend(path);
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
 	static struct dpmu_mon_events ev;
 	assert_int_equal(dpmu_mon_events_parse("inst_retired,cpu_cycles,l3d_cache", b->profile,
 					       b->cores, &ev, &err), 0);
@@ -725,15 +735,9 @@ static void table_from_session_takes_interval_counts(void **state)
 {
 	(void)state;
 	char path[] = "/tmp/dpmu_trace_XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, two_cores, sizeof two_cores - 1), (ssize_t)(sizeof two_cores - 1));
-	close(fd);
+	struct dpmu_backend *b = two_cores_backend(path);
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
-	struct dpmu_backend *b = NULL;
-	struct dpmu_sim_options so = {.profile = NULL, .trace = path};
-	assert_int_equal(dpmu_sim_create(&so, &b, &err), 0);
 	static struct dpmu_mon_events ev;
 	assert_int_equal(dpmu_mon_events_parse("inst_retired,amu/CPU_CYCLES/,l3d_cache", b->profile,
 					       b->cores, &ev, &err), 0);

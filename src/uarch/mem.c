@@ -241,13 +241,16 @@ static uint8_t l2_state(const struct dpmu_ucore *p, uint64_t blk)
 
 /* Cores of the cluster (bit = core in cluster) other than `me` that hold
  * the line: the snoop filter says, or, without one, every peer is asked.
- * *asked is how many snoop requests finding them costs. */
+ * *asked is how many snoop requests finding them costs; *sf_slot is the
+ * line's snoop-filter slot or -1 (what sf_add would search for again). */
 static uint32_t holders(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned me,
-			uint64_t blk, unsigned *asked)
+			uint64_t blk, unsigned *asked, int *sf_slot)
 {
 	uint32_t m = 0;
+	*sf_slot = -1;
 	if (cl->sf.sets) {
 		int s = dpmu_uset_find(&cl->sf, blk);
+		*sf_slot = s;
 		m = s >= 0 ? cl->sf_mask[s] & ~(1u << me) : 0;
 		CEV(cl, SF_ACCESS, 1);
 		if (m)
@@ -275,14 +278,15 @@ static void sf_remove(struct dpmu_ucluster *cl, unsigned me, uint64_t blk)
 }
 
 /* Record that core `me` now holds the line; a full filter set evicts an
- * entry, which back-invalidates that line in every core holding it. */
+ * entry, which back-invalidates that line in every core holding it. `e` is
+ * the line's slot as holders found it (-1: not there): nothing between the
+ * two changes the filter, so it is not searched again. */
 static void sf_add(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ucluster *cl,
-		   unsigned me, uint64_t blk)
+		   unsigned me, uint64_t blk, int e)
 {
 	if (!cl->sf.sets)
 		return;
 	struct dpmu_uset *s = &cl->sf;
-	int e = dpmu_uset_find(s, blk);
 	if (e < 0) {
 		e = dpmu_uset_victim(s, blk);
 		if (s->state[e]) {
@@ -310,10 +314,10 @@ static void sf_add(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uclus
 /* Invalidate every other holder (a write needs the only copy). Returns true
  * when one had it dirty (its data is the newest). */
 static bool claim(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned me, uint64_t blk,
-		  uint32_t *had)
+		  uint32_t *had, int *sf_slot)
 {
 	unsigned asked;
-	uint32_t m = holders(u, cl, me, blk, &asked);
+	uint32_t m = holders(u, cl, me, blk, &asked, sf_slot);
 	bool dirty = false;
 	*had = m;
 	CEV(cl, SNOOP_REQ, asked ? asked : (uint64_t)__builtin_popcount(m));
@@ -337,13 +341,14 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 	unsigned me = c->id - cl->first_core;
 	bool rd = !req_write(r);
 	uint32_t lat;
+	int sf_slot;
 
 	if (r == REQ_CLAIM) {
 		/* Ownership without data: no L3 data access. */
 		uint32_t had;
-		claim(u, cl, me, blk, &had);
+		claim(u, cl, me, blk, &had, &sf_slot);
 		*state = DPMU_LINE_M;
-		sf_add(u, c, cl, me, blk);
+		sf_add(u, c, cl, me, blk, sf_slot);
 		return had ? cl->snoop_latency : 0;
 	}
 
@@ -370,14 +375,14 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 
 	if (r == REQ_RFO) {
 		uint32_t had;
-		bool dirty = claim(u, cl, me, blk, &had);
+		bool dirty = claim(u, cl, me, blk, &had, &sf_slot);
 		/* The newest data is a dirty peer's; a clean peer can forward
 		 * its copy when the L3 misses. */
 		from_peer = dirty || (had && s3 < 0);
 		*state = DPMU_LINE_M;
 	} else {
 		unsigned asked;
-		uint32_t m = holders(u, cl, me, blk, &asked);
+		uint32_t m = holders(u, cl, me, blk, &asked, &sf_slot);
 		/* Instruction fetches take lines shared (they never write), so
 		 * another core fetching the same code needs no snoop. */
 		*state = (m || r == REQ_IFETCH) ? DPMU_LINE_S : DPMU_LINE_E;
@@ -423,7 +428,7 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 	}
 	/* The line crosses the core-DSU interface. */
 	EVN(c, BUS_ACCESS_RD, c->beats);
-	sf_add(u, c, cl, me, blk);
+	sf_add(u, c, cl, me, blk, sf_slot);
 	return lat;
 }
 
@@ -455,7 +460,7 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 	sf_remove(cl, c->id - cl->first_core, blk);
 }
 
-static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
+static uint32_t l2_refill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
 			  enum req r, uint8_t *state);
 
 static void l2_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
@@ -467,8 +472,10 @@ static void l2_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc,
 	else if (c->l2.prefetch == DPMU_PREFETCH_STRIDE)
 		pf = dpmu_stride_train(c->l2.pf, pc, blk);
 	if (pf && dpmu_uset_find(&c->l2.set, pf) < 0) {
+		/* l2_access with the miss it would search for again known. */
 		uint8_t st;
-		l2_access(u, c, pc, pf, REQ_PREFETCH, &st);
+		EV(c, L2D_CACHE_RD);
+		l2_refill(u, c, pc, pf, REQ_PREFETCH, &st);
 	}
 }
 
@@ -500,6 +507,16 @@ static uint32_t l2_access(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 			l2_prefetch(u, c, pc, blk, false);
 		return lat;
 	}
+	return l2_refill(u, c, pc, blk, r, state);
+}
+
+/* l2_access's miss: the line blk (not in the L2) comes from the DSU. */
+static uint32_t l2_refill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t blk,
+			  enum req r, uint8_t *state)
+{
+	struct dpmu_uset *s = &c->l2.set;
+	bool wr = req_write(r);
+	uint32_t lat = c->l2.latency;
 	if (r == REQ_PREFETCH)
 		IEV(c, L2D_CACHE_REFILL_PREFETCH, 1);
 	if (r == REQ_CLAIM) {

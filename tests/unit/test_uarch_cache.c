@@ -222,6 +222,70 @@ static void shared_reads_do_not_invalidate(void **state)
 	fx_free(f);
 }
 
+/* A write to a line three cores read invalidates each reader's copy: the
+ * snoop filter gathered all three as holders of one entry (seed 001
+ * section 4.2: snoops go only to the cores the filter names). */
+static void write_after_shared_reads_invalidates_each_reader(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new();
+	for (unsigned c = 0; c < 3; c++) {
+		struct dpmu_insn in = ld(0x1000, 0xC00000);
+		dpmu_uarch_retire(f->u, c, &in, 1);
+	}
+	struct dpmu_insn w = st(0x1000, 0xC00000);
+	dpmu_uarch_retire(f->u, 3, &w, 1);
+	dpmu_uarch_flush(f->u);
+	for (unsigned c = 0; c < 3; c++) {
+		assert_int_equal(f->core[c][L1D_CACHE_INVAL], 1);
+		assert_int_equal(f->core[c][L2D_CACHE_INVAL], 1);
+	}
+	assert_int_equal(f->core[3][L1D_CACHE_INVAL], 0);
+	/* One snoop for the second read (the first reader held the line
+	 * exclusive; the third finds it shared and in the L3), three for
+	 * the write. */
+	assert_int_equal(f->cl[0][cl_slot(0xC0)], 1 + 3); /* SCU_SNP_ACCESS */
+	fx_free(f);
+}
+
+/* A snoop filter of one 16-way set on one core: every L2 refill puts a new
+ * line in it (the filter holds what the L2 holds), so once full each refill
+ * evicts an entry, and each eviction back-invalidates that line in the L2
+ * (seed 001 section 4.2: the filter is inclusive of the cores' L2s). */
+static void full_snoop_filter_evicts_and_back_invalidates(void **state)
+{
+	(void)state;
+	struct fx *f = fx_load(DPMU_PROFILE_DEFAULT);
+	f->p->clusters[0].snoop_filter_entries = 16;
+	fx_start(f);
+	for (int pass = 0; pass < 2; pass++)
+		sweep(f, 0, 0xD00000, 64 * 64, false);
+	uint64_t refills = f->core[0][L2D_CACHE_REFILL];
+	uint64_t evicts = f->cl[0][cl_slot(0xC1)]; /* SCU_SNP_EVICT */
+	assert_true(refills > 2 * 64); /* the code line comes back too */
+	assert_int_equal(evicts, refills - 16);
+	assert_int_equal(f->core[0][L2D_CACHE_INVAL], evicts);
+	fx_free(f);
+}
+
+/* An L2 next-line prefetcher on a cold sweep: each demand miss of line 2i
+ * prefetches line 2i + 1, which the next load finds in the L2. A prefetch
+ * is an L2 access and refill of its own. */
+static void L2_next_line_prefetch_halves_demand_misses(void **state)
+{
+	(void)state;
+	struct fx *f = fx_load(DPMU_PROFILE_DEFAULT);
+	f->p->core_types[0].l2.prefetch = DPMU_PREFETCH_NEXT_LINE;
+	fx_start(f);
+	const uint64_t n = 256;
+	sweep(f, 0, 0xE00000, n * 64, false);
+	/* + the code line and, prefetched with it, the line after it */
+	assert_int_equal(f->core[0][L2D_CACHE], n + n / 2 + 2);
+	assert_int_equal(f->core[0][L2D_CACHE_REFILL], n + 2);
+	assert_int_equal(f->core[0][L1D_CACHE_REFILL], n);
+	fx_free(f);
+}
+
 /* A next-line prefetcher turns a sweep's demand misses into prefetch hits:
  * fewer back-end stall cycles for the same loads. */
 static void next_line_prefetch_reduces_backend_stalls(void **state)
@@ -346,6 +410,9 @@ int main(void)
 		cmocka_unit_test(full_line_store_allocates_without_refill),
 		cmocka_unit_test(ping_pong_line_counts_one_snoop_per_ownership_change),
 		cmocka_unit_test(shared_reads_do_not_invalidate),
+		cmocka_unit_test(write_after_shared_reads_invalidates_each_reader),
+		cmocka_unit_test(full_snoop_filter_evicts_and_back_invalidates),
+		cmocka_unit_test(L2_next_line_prefetch_halves_demand_misses),
 		cmocka_unit_test(next_line_prefetch_reduces_backend_stalls),
 		cmocka_unit_test(random_replacement_is_deterministic),
 		cmocka_unit_test(pointer_chase_plateaus_at_cache_latencies),

@@ -1179,27 +1179,16 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 	}
 }
 
-void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
-			  const uint64_t *addr, uint64_t next_pc)
+/* dpmu_uarch_run_block of a block with no delivery point inside, on core
+ * c. Its own function, given the core and not its index: inside one
+ * function with the index, gcc derives &u->cores[core] again wherever it
+ * needs the pointer (it costs no register), in a way that depends on the
+ * size of struct dpmu_ucore. */
+static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
+						      struct dpmu_ucore *c,
+						      struct dpmu_ublock *b,
+						      const uint64_t *addr, uint64_t next_pc)
 {
-	if (!u)
-		return;
-	if (!b || !addr) {
-		dpmu_err_set(&u->err, DPMU_EINVAL, "run of a block on cpu%u: no %s", core,
-			     b ? "addresses" : "block summary");
-		return;
-	}
-	if (core >= u->ncores || b->n > u->cores[core].batch_left) {
-		/* the paths that read the branch's outcome from the block */
-		if (b->branch)
-			dpmu_insn_branch_to(b->branch, next_pc);
-		if (core < u->ncores)
-			run_block_split(u, &u->cores[core], b, addr);
-		else
-			run_block_slow(u, core, b, addr);
-		return;
-	}
-	struct dpmu_ucore *c = &u->cores[core];
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
 	/* A branch inside the block (not its tail) reads its outcome from
@@ -1287,6 +1276,29 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	c->batch_left -= n;
 	if (!c->batch_left)
 		dpmu_uarch_flush_core(u, c->id);
+}
+
+void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
+			  const uint64_t *addr, uint64_t next_pc)
+{
+	if (!u)
+		return;
+	if (!b || !addr) {
+		dpmu_err_set(&u->err, DPMU_EINVAL, "run of a block on cpu%u: no %s", core,
+			     b ? "addresses" : "block summary");
+		return;
+	}
+	if (core >= u->ncores || b->n > u->cores[core].batch_left) {
+		/* the paths that read the branch's outcome from the block */
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		if (core < u->ncores)
+			run_block_split(u, &u->cores[core], b, addr);
+		else
+			run_block_slow(u, core, b, addr);
+		return;
+	}
+	run_block_whole(u, &u->cores[core], b, addr, next_pc);
 }
 
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)

@@ -1143,14 +1143,14 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
  * rare, and the step loop keeps fewer registers live without it. */
 static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						    struct dpmu_insn *in, uint32_t op,
-						    uint64_t addr, uint32_t cpi, uint32_t mlp)
+						    uint64_t addr, uint32_t cpi)
 {
 	if (op == STEP_BRANCH)
 		return branch_op(c, in);
 	if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 		in->addr = addr;
 	c->work_milli -= cpi; /* insn_dynamic issues it */
-	insn_dynamic(u, c, in, cpi, mlp, false, true);
+	insn_dynamic(u, c, in, cpi, core_mlp(c), false, true);
 	return 0;
 }
 
@@ -1195,7 +1195,6 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 	 * the block's copy, as the per-instruction path does. */
 	if (b->copy_branch)
 		dpmu_insn_branch_to(b->copy_branch, next_pc);
-	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
 	/* locals: the stores into the core's counts below may alias b */
@@ -1227,8 +1226,10 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 			uint32_t bw;
 			in->addr = addr[i];
 			uint32_t be = dpmu_mem_op(u, c, in, false, &bw);
+			/* the MLP read only here: few loads stall, and a
+			 * value kept for the whole block costs a spill */
 			if (be)
-				load_stall(c, be, mlp);
+				load_stall(c, be, core_mlp(c));
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
@@ -1236,7 +1237,7 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 			if (bw)
 				store_stall(c, bw);
 		} else if (op != STEP_NONE) {
-			fe += step_rare(u, c, in, op, addr[i], cpi, mlp);
+			fe += step_rare(u, c, in, op, addr[i], cpi);
 		}
 		if (fe) {
 			front_stall(c, fe);

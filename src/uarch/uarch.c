@@ -1143,14 +1143,14 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
  * rare, and the step loop keeps fewer registers live without it. */
 static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						    struct dpmu_insn *in, uint32_t op,
-						    uint64_t addr, uint32_t cpi, uint32_t mlp)
+						    uint64_t addr, uint32_t cpi)
 {
 	if (op == STEP_BRANCH)
 		return branch_op(c, in);
 	if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 		in->addr = addr;
 	c->work_milli -= cpi; /* insn_dynamic issues it */
-	insn_dynamic(u, c, in, cpi, mlp, false, true);
+	insn_dynamic(u, c, in, cpi, core_mlp(c), false, true);
 	return 0;
 }
 
@@ -1179,34 +1179,22 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 	}
 }
 
-void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
-			  const uint64_t *addr, uint64_t next_pc)
+/* dpmu_uarch_run_block of a block with no delivery point inside, on core
+ * c. Its own function, given the core and not its index: inside one
+ * function with the index, gcc derives &u->cores[core] again wherever it
+ * needs the pointer (it costs no register), in a way that depends on the
+ * size of struct dpmu_ucore. */
+static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
+						      struct dpmu_ucore *c,
+						      struct dpmu_ublock *b,
+						      const uint64_t *addr, uint64_t next_pc)
 {
-	if (!u)
-		return;
-	if (!b || !addr) {
-		dpmu_err_set(&u->err, DPMU_EINVAL, "run of a block on cpu%u: no %s", core,
-			     b ? "addresses" : "block summary");
-		return;
-	}
-	if (core >= u->ncores || b->n > u->cores[core].batch_left) {
-		/* the paths that read the branch's outcome from the block */
-		if (b->branch)
-			dpmu_insn_branch_to(b->branch, next_pc);
-		if (core < u->ncores)
-			run_block_split(u, &u->cores[core], b, addr);
-		else
-			run_block_slow(u, core, b, addr);
-		return;
-	}
-	struct dpmu_ucore *c = &u->cores[core];
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
 	/* A branch inside the block (not its tail) reads its outcome from
 	 * the block's copy, as the per-instruction path does. */
 	if (b->copy_branch)
 		dpmu_insn_branch_to(b->copy_branch, next_pc);
-	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
 	/* locals: the stores into the core's counts below may alias b */
@@ -1238,8 +1226,10 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			uint32_t bw;
 			in->addr = addr[i];
 			uint32_t be = dpmu_mem_op(u, c, in, false, &bw);
+			/* the MLP read only here: few loads stall, and a
+			 * value kept for the whole block costs a spill */
 			if (be)
-				load_stall(c, be, mlp);
+				load_stall(c, be, core_mlp(c));
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
@@ -1247,7 +1237,7 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			if (bw)
 				store_stall(c, bw);
 		} else if (op != STEP_NONE) {
-			fe += step_rare(u, c, in, op, addr[i], cpi, mlp);
+			fe += step_rare(u, c, in, op, addr[i], cpi);
 		}
 		if (fe) {
 			front_stall(c, fe);
@@ -1287,6 +1277,29 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 	c->batch_left -= n;
 	if (!c->batch_left)
 		dpmu_uarch_flush_core(u, c->id);
+}
+
+void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
+			  const uint64_t *addr, uint64_t next_pc)
+{
+	if (!u)
+		return;
+	if (!b || !addr) {
+		dpmu_err_set(&u->err, DPMU_EINVAL, "run of a block on cpu%u: no %s", core,
+			     b ? "addresses" : "block summary");
+		return;
+	}
+	if (core >= u->ncores || b->n > u->cores[core].batch_left) {
+		/* the paths that read the branch's outcome from the block */
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		if (core < u->ncores)
+			run_block_split(u, &u->cores[core], b, addr);
+		else
+			run_block_slow(u, core, b, addr);
+		return;
+	}
+	run_block_whole(u, &u->cores[core], b, addr, next_pc);
 }
 
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)

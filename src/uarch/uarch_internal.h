@@ -462,11 +462,6 @@ struct dpmu_ucore {
 	struct dpmu_uset itlb, l2tlb;
 	uint32_t mem_latency;      /* L3 miss to data: bus + DRAM, core cycles */
 	uint32_t beats;            /* bus beats per line */
-	/* Unused: the struct keeps its size of before the reordering, 8168
-	 * bytes on LP64 hosts. The code gcc makes for dpmu_uarch_run_block
-	 * (which indexes the cores' array) is sensitive to it: 8144 bytes
-	 * cost 10.7 M more host instructions on the benchmark, 8192 21 M. */
-	uint8_t spare[120];
 };
 
 #define DPMU_DRAM_EPOCHS 256

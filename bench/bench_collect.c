@@ -74,6 +74,18 @@ struct ring_prod {
 	int cpu;
 };
 
+/* p->n records filled in place (claim/commit). */
+static void produce_in_place(struct ring_prod *p)
+{
+	for (uint64_t i = 0; i < p->n; i++) {
+		struct dpmu_record *s;
+		if (dpmu_ring_claim(p->r, &s) == 0) {
+			fill(s, i);
+			dpmu_ring_commit(p->r);
+		}
+	}
+}
+
 static void *ring_producer(void *arg)
 {
 	struct ring_prod *p = arg;
@@ -81,13 +93,7 @@ static void *ring_producer(void *arg)
 	struct dpmu_record rec;
 	memset(&rec, 0, sizeof rec);
 	if (p->claim) {
-		for (uint64_t i = 0; i < p->n; i++) {
-			struct dpmu_record *s;
-			if (dpmu_ring_claim(p->r, &s) == 0) {
-				fill(s, i);
-				dpmu_ring_commit(p->r);
-			}
-		}
+		produce_in_place(p);
 	} else {
 		for (uint64_t i = 0; i < p->n; i++) {
 			fill(&rec, i);
@@ -105,13 +111,7 @@ static void *direct_producer(void *arg)
 {
 	struct ring_prod *p = arg;
 	pin(p->cpu);
-	for (uint64_t i = 0; i < p->n; i++) {
-		struct dpmu_record *s;
-		if (dpmu_ring_claim(p->r, &s) == 0) {
-			fill(s, i);
-			dpmu_ring_commit(p->r);
-		}
-	}
+	produce_in_place(p);
 	dpmu_ring_flush(p->r);
 	return NULL;
 }

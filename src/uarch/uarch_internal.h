@@ -178,11 +178,6 @@ struct dpmu_uset {
 	uint64_t *mru;             /* [sets]: PLRU most-recently-used way bits */
 	struct dpmu_lru_run *run;  /* LRU only, [sets] (else NULL) */
 	uint64_t rng;              /* xorshift64 state (random replacement) */
-	/* Unused: the struct keeps the size it had before its fields were
-	 * reordered, because the code gcc makes for mem.c's L2/L3 path is
-	 * sensitive to the size of struct dpmu_ucluster, which embeds two
-	 * (16 bytes less: +0.5 M host instructions on the benchmark). */
-	uint64_t spare[2];
 };
 
 /* The tag of an invalid slot. Blocks are at least 2 bytes, so no block

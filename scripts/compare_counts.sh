@@ -12,8 +12,12 @@
 # events on --place big, Cortex-A55 on --place little, DSU events as
 # cluster/NAME. The programs: the benchmark compressor on 200 KB of
 # generated text, matmul naive, branches branchy, traversal aos,
-# stream triad. A libc program's start-up depends on its environment and
-# its path, so both runs use copies of the binaries at one fixed path and an
+# stream triad; with DPMU_COMPARE_SYSROOT (a sysroot made by
+# bench/zstd_sysroot.sh) also Debian's dynamic zstd -3 on the same input,
+# in one thread (--single-thread --no-asyncio), for the unaligned and
+# page-crossing accesses the others hardly make. A libc program's start-up
+# depends on its environment and its path, so both runs use copies of the
+# binaries at one fixed path and an
 # empty environment. DPMU_COMPARE_DIR names that path (default
 # /tmp/dynpmu-compare-counts), so comparisons can run side by side; compare
 # only outputs made at the same path.
@@ -36,6 +40,12 @@ aarch64-linux-gnu-gcc -O2 -static "$SRC/bench/frontend_compress.c" -o "$W/lz"
 awk 'BEGIN { for (i = 0; i < 12000; i++)
 	printf "line %d of the input: %d %x %s\n", i, (i * 2654435761) % 1000003, i * i,
 		(i % 7 ? "same words again" : "other words") }' | head -c 200000 >"$W/input"
+PROGS="lz:./lz mn:./matmul,naive br:./branches,branchy,20000,1 ta:./traversal,aos st:./stream,triad,16384,1"
+if [ -n "${DPMU_COMPARE_SYSROOT:-}" ]; then
+	[ -x "$DPMU_COMPARE_SYSROOT/usr/bin/zstd" ] || { echo "compare_counts: $DPMU_COMPARE_SYSROOT/usr/bin/zstd is missing (make the sysroot with bench/zstd_sysroot.sh)" >&2; exit 1; }
+	ln -s "$(cd "$DPMU_COMPARE_SYSROOT" && pwd)" "$W/root"
+	PROGS="$PROGS zs:./root/usr/bin/zstd,-3,--single-thread,--no-asyncio,-c"
+fi
 cd "$W"
 e() { env -i PATH=/usr/bin:/bin HOME=/ DPMU_PLUGIN="$W/libdpmu_qemu.so" "$@"; }
 e ./dynpmu list | awk '/core PMU/ { s = /Cortex-A75/ ? "a75" : "a55" }
@@ -45,12 +55,14 @@ run() {
 	rt=$1
 	shift
 	rc=0
-	e ./dynpmu stat -x, -A "$@" <input >/dev/null 2>"$O/$rt.err" || rc=$?
+	e ./dynpmu stat -x, -A $sysroot "$@" <input >/dev/null 2>"$O/$rt.err" || rc=$?
 	echo "rc=$rc" >>"$O/$rt.err"
 }
-for p in lz:./lz mn:./matmul,naive br:./branches,branchy,20000,1 ta:./traversal,aos \
-	st:./stream,triad,16384,1; do
+for p in $PROGS; do
 	tag=${p%%:*}
+	sysroot=
+	[ "$tag" != zs ] || sysroot="--sysroot root"
+
 	cmd=$(echo "${p#*:}" | tr , ' ')
 	run "$tag-default" -o "$O/$tag-default.csv" -- $cmd
 	for s in a75 a55 dsu; do

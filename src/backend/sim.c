@@ -66,31 +66,14 @@ static int end_run(struct sim *s, struct dpmu_trace_reader *r, int rc, struct dp
 	return rc;
 }
 
-static int sim_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_fn tick,
-		   void *ctx, struct dpmu_err *err)
-{
-	struct sim *s = (struct sim *)b;
-	struct dpmu_trace_reader *r;
-	int rc = dpmu_trace_open(s->trace, DPMU_TRACE_AUTO, &r, err);
-	if (rc)
-		return rc;
-	dpmu_trace_set_ncores(r, dpmu_model_ncores(s->model));
-	s->tick = tick;
-	s->tick_ctx = ctx;
-	rc = set_el(s, 0, err);
-	if (!rc)
-		rc = dpmu_trace_replay(r, s->uarch, interval, tick ? sim_tick : NULL, s, &s->ran,
-				       err);
-	return end_run(s, r, rc, err);
-}
-
 /* Instructions retired between checks of the timer and the interrupt
  * lines: the engine's default batch, the skid its overflow interrupts
  * already have (docs/events.md). */
 #define SIM_CHUNK DPMU_UARCH_BATCH_DEFAULT
 
 /* The replay loop of dpmu_trace_replay, with the monitor's timer and the
- * PMU interrupt lines looked at every SIM_CHUNK instructions. */
+ * PMU interrupt lines looked at every SIM_CHUNK instructions. The
+ * backend's one loop: run is this without a timer. */
 static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t period_ns,
 			 dpmu_backend_tick_fn tick, void *ctx, struct dpmu_err *err)
 {
@@ -138,6 +121,12 @@ static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t per
 			rc = sim_tick(s, err);
 	}
 	return end_run(s, r, rc, err);
+}
+
+static int sim_run(struct dpmu_backend *b, uint64_t interval, dpmu_backend_tick_fn tick,
+		   void *ctx, struct dpmu_err *err)
+{
+	return sim_run_timed(b, interval, 0, tick, ctx, err);
 }
 
 /* EL3 firmware's part of AMU use: only the highest Exception level may

@@ -111,7 +111,9 @@ struct bdec {
 	const uint32_t *fast_end;
 };
 
-/* A vCPU's stream words, taken from its ring, waiting for their turn. */
+/* A vCPU's stream words, taken from its ring, waiting for their turn.
+ * w has room for cap + 1 words: the one after the tail takes the word that
+ * ends decode's fast loop (QUEUE_END). */
 struct wqueue {
 	uint64_t *w;
 	size_t head, tail, cap;
@@ -639,7 +641,7 @@ static bool wq_reserve(struct wqueue *w, size_t n)
 	size_t ncap = w->cap ? w->cap * 2 : 4096;
 	while (ncap < len + n)
 		ncap *= 2;
-	uint64_t *nw = realloc(w->w, ncap * sizeof *nw);
+	uint64_t *nw = realloc(w->w, (ncap + 1) * sizeof *nw);
 	if (!nw)
 		return false;
 	w->w = nw;
@@ -729,6 +731,8 @@ static size_t collect(struct qemu_be *q)
 
 static void check_tick(struct qemu_be *q);
 
+#define QUEUE_END 0ull
+
 /* What decode takes for a stream with no open block: a block no address
  * word belongs to (n 0, no expected tag), never retired (fast_na). */
 static const uint32_t exp_none[1] = {EXP_END};
@@ -762,7 +766,9 @@ static inline const struct bdec *block_of(struct qemu_be *q, uint32_t bid)
  * next call (v->turn_left). *turns counts the turns that retired
  * instructions.
  * Each value of solo has a function of its own (decode_solo, decode_turn),
- * out of the scheduler's loops.
+ * out of the scheduler's loops. q1 (solo only) is a quantum of 1, the
+ * default: every block that retires ends a turn, so a block retired whole
+ * needs no count of its turn.
  *
  * An open block's addresses are taken in one of two modes. The fast mode
  * holds while every address word is the first access of the block's next
@@ -775,17 +781,21 @@ static inline const struct bdec *block_of(struct qemu_be *q, uint32_t bid)
  * checks below and keeps the accepted indices in aidx. Both accept the
  * same addresses, so the engine's input does not depend on the mode. */
 static inline __attribute__((always_inline)) uint64_t
-decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t *turns)
+decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q1,
+       size_t *turns)
 {
 	if (!v->abyidx && stream_alloc(v)) {
 		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
 		return 0;
 	}
 	const uint64_t *wp = w->w + w->head, *const we = w->w + w->tail;
+	/* The fast loop's end: a word no block expects and no block entry
+	 * (tag 0), so the loop needs no bound of its own. */
+	w->w[w->tail] = QUEUE_END;
 	/* aidx: the checked mode's; the addresses by index, v->abyidx, are
 	 * read from v where a block opens, not kept across the engine's call */
 	uint32_t *const aidx = STREAM_AIDX(v->abyidx);
-	const uint64_t quantum = q->quantum;
+	const uint64_t quantum = q1 ? 1 : q->quantum;
 	size_t nturns = 0;
 	/* Counts in this call's instructions: ran, those retired so far (both
 	 * paths); flushed, those the tallies (retired()) hold, which are sums
@@ -821,14 +831,15 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 fast:
 	for (const uint32_t *ep = cur->exp;;) {
 		uint64_t *const aby = v->abyidx;
-		if (wp == we) {
-			na = (uint32_t)(ep - cur->exp);
-			if (cur != &bdec_none)
-				next = exp_to_aidx(aidx, cur->exp, na);
-			goto out;
-		}
 		x = *wp++;
 		if (x >> DPMU_QEMU_TAG_SHIFT != *ep) {
+			if (wp > we) { /* QUEUE_END */
+				wp = we;
+				na = (uint32_t)(ep - cur->exp);
+				if (cur != &bdec_none)
+					next = exp_to_aidx(aidx, cur->exp, na);
+				goto out;
+			}
 			/* A block entry: the open block retires (it ran to
 			 * where this one starts), this one opens. Only this
 			 * retires instructions or fails the run. */
@@ -885,9 +896,14 @@ run_fast:
 		cur = &bdec_none;
 		goto out;
 	}
+	cur = b;
+	if (q1)
+		goto turn_done; /* n >= 1: a turn of one block */
 	goto opened;
 run_slow:
 	b = block_of(q, (uint32_t)x);
+	if (q1)
+		turn_end = ran + 1; /* where the last turn ended, + 1 */
 	if (cur != &bdec_none) {
 		/* it may open or close regions: the tallies first */
 		retired(q, v, ran - flushed);
@@ -902,12 +918,13 @@ run_slow:
 		cur = &bdec_none;
 		goto out;
 	}
-opened:
 	/* v->nrev is 0: a region word made the block that had it take the
 	 * per-instruction path, which consumed them */
 	cur = b;
+opened:
 	if (ran < turn_end)
 		goto fast;
+turn_done:
 	nturns++;
 	if (!solo) {
 		na = next = 0;
@@ -918,14 +935,15 @@ opened:
 		flushed = ran;
 		check_tick(q); /* q->since_check = 0 */
 		if (q->run_rc) {
-			chk_base = turn_end - quantum; /* since_check stays 0 */
+			chk_base = q1 ? ran : turn_end - quantum; /* since_check stays 0 */
 			na = next = 0;
 			goto out;
 		}
 		chk_base = ran;
 		chk_end = ran + QEMU_CHECK_INSNS;
 	}
-	turn_end = ran + quantum;
+	if (!q1)
+		turn_end = ran + quantum;
 	goto fast;
 out:
 	retired(q, v, ran - flushed);
@@ -935,9 +953,10 @@ out:
 		v->na = na;
 		v->next = next;
 	}
-	uint64_t turn = ran - (turn_end - quantum);
+	/* q1: every block that retired ended a turn, the last one here */
+	uint64_t turn_start = q1 ? ran : turn_end - quantum, turn = ran - turn_start;
 	if (chk)
-		q->since_check = turn_end - quantum - chk_base;
+		q->since_check = turn_start - chk_base;
 	w->head = (size_t)(wp - w->w);
 	*turns += nturns + (turn != 0); /* and one the queue ran out in */
 	if (turn && turn < quantum && !q->run_rc) {
@@ -950,14 +969,16 @@ out:
 static __attribute__((noinline)) uint64_t decode_solo(struct qemu_be *q, struct vstream *v,
 						       struct wqueue *w, size_t *turns)
 {
-	return decode(q, v, w, true, turns);
+	if (q->quantum == 1)
+		return decode(q, v, w, true, true, turns);
+	return decode(q, v, w, true, false, turns);
 }
 
 static __attribute__((noinline)) uint64_t decode_turn(struct qemu_be *q, struct vstream *v,
 						       struct wqueue *w)
 {
 	size_t turns = 0;
-	return decode(q, v, w, false, &turns);
+	return decode(q, v, w, false, false, &turns);
 }
 
 /* Advance vCPU i's simulated time by its core's cycles since c0. */

@@ -672,6 +672,8 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 _Static_assert(DPMU_QEMU_WORDS == 1 + sizeof ((struct dpmu_record *)0)->val / sizeof(uint64_t),
 	       "a record's words are its time and its val[]");
 
+#define REC_FULL (DPMU_QEMU_REC_STREAM | DPMU_QEMU_WORDS << 8)
+
 /* Take what every ring holds into the queues; returns the records taken.
  * The words are read where the plugin wrote them (peek) and go straight
  * into the queue: one copy. */
@@ -695,11 +697,15 @@ static size_t collect(struct qemu_be *q)
 			uint64_t *o = w->w + w->tail;
 			for (size_t r = 0; r < n; r++) {
 				uint32_t kind = rec[r].kind;
-				if ((kind & 0xff) != DPMU_QEMU_REC_STREAM)
-					continue;
-				unsigned nw = (kind >> 8) & 0xff;
+				unsigned nw = DPMU_QEMU_WORDS;
+				/* all but a thread's last record are full: one
+				 * compare for them */
+				if (kind != REC_FULL) {
+					if ((kind & 0xff) != DPMU_QEMU_REC_STREAM)
+						continue;
+					nw = (kind >> 8) & 0xff;
+				}
 				if (nw >= DPMU_QEMU_WORDS) {
-					/* all but a thread's last record are full */
 					o[0] = rec[r].time;
 					memcpy(o + 1, rec[r].val, sizeof rec[r].val);
 					o += DPMU_QEMU_WORDS;
@@ -833,19 +839,18 @@ fast:
 		uint64_t *const aby = v->abyidx;
 		x = *wp++;
 		if (x >> DPMU_QEMU_TAG_SHIFT != *ep) {
-			if (wp > we) { /* QUEUE_END */
-				wp = we;
-				na = (uint32_t)(ep - cur->exp);
-				if (cur != &bdec_none)
-					next = exp_to_aidx(aidx, cur->exp, na);
-				goto out;
-			}
 			/* A block entry: the open block retires (it ran to
 			 * where this one starts), this one opens. Only this
 			 * retires instructions or fails the run. */
 			if (x >> DPMU_QEMU_TAG_SHIFT == DPMU_QEMU_TAG_BLOCK && ep == cur->fast_end)
 				goto run_fast;
 			na = (uint32_t)(ep - cur->exp);
+			if (wp > we) { /* QUEUE_END */
+				wp = we;
+				if (cur != &bdec_none)
+					next = exp_to_aidx(aidx, cur->exp, na);
+				goto out;
+			}
 			next = exp_to_aidx(aidx, cur->exp, na);
 			if (x >> DPMU_QEMU_TAG_SHIFT == DPMU_QEMU_TAG_BLOCK)
 				goto run_slow;

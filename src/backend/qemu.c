@@ -37,6 +37,14 @@
 #define REGION_DEPTH 16u
 #define NEV_MAX 64u
 
+/* The tag that ends a block's list of expected address tags (bdec.exp):
+ * tags are 16 bits, so no stream word has it. */
+#define EXP_END 0x10000u
+/* q->texp: a block's list holds at most n + 1 tags, and the lists of
+ * blocks bid and bid + 1 lie apart from entry first + bid on (first grows
+ * by n with each block) */
+#define TEXP_BYTES (((size_t)DPMU_QEMU_MAX_CODE + DPMU_QEMU_MAX_BLOCKS) * sizeof(uint32_t))
+
 /* One named region's totals (marker.h), summed over its entries. */
 struct region {
 	uint32_t name;              /* string-table offset */
@@ -94,9 +102,18 @@ struct bdec {
 	 * reaches it) when the block has an instruction that never retires or
 	 * the run counts per symbol, which take the per-instruction path. */
 	uint32_t fast_na;
+	/* The tags (index + 1) of its memory instructions in order, then
+	 * EXP_END: the address words an execution that retires whole makes
+	 * (decode's fast mode). In q->texp, from entry first + bid on. */
+	const uint32_t *exp;
+	/* exp + fast_na: where the fast mode's expected tags end in an
+	 * execution the summary may run; NULL when fast_na is UINT32_MAX */
+	const uint32_t *fast_end;
 };
 
-/* A vCPU's stream words, taken from its ring, waiting for their turn. */
+/* A vCPU's stream words, taken from its ring, waiting for their turn.
+ * w has room for cap + 1 words: the one after the tail takes the word that
+ * ends decode's fast loop (QUEUE_END). */
 struct wqueue {
 	uint64_t *w;
 	size_t head, tail, cap;
@@ -131,6 +148,9 @@ struct qemu_be {
 	uint32_t *tcheck;        /* per block, from its first code entry on: the
 				  * indices of its instructions with a memory
 				  * class or that do not retire (tmem != 0) */
+	uint32_t *texp;          /* per block, from entry first + bid on (n + 1
+				  * entries, so the blocks' lists are apart):
+				  * its bdec.exp list */
 	struct bdec *bdec;       /* per block id */
 	uint32_t bdec_end;       /* no block from this id on is classified */
 	struct vstream vs[DPMU_QEMU_MAX_VCPUS];
@@ -427,7 +447,8 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 	d->first = b->first;
 	d->n = b->n;
 	d->ncheck = 0;
-	uint32_t nmem = 0;
+	uint32_t nmem = 0, *exp = q->texp + b->first + bid;
+	d->exp = exp;
 	bool partial = false;
 	for (uint32_t i = 0; i < b->n; i++) {
 		uint32_t k = b->first + i;
@@ -444,10 +465,13 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2);
 		if (q->tmem[k])
 			q->tcheck[b->first + d->ncheck++] = i;
-		nmem += c.mem != DPMU_ICLASS_MEM_NONE;
+		if (c.mem != DPMU_ICLASS_MEM_NONE)
+			exp[nmem++] = i + 1;
 		partial |= c.noretire != 0;
 	}
+	exp[nmem] = EXP_END;
 	d->fast_na = partial || q->by_symbol ? UINT32_MAX : nmem;
+	d->fast_end = d->fast_na == UINT32_MAX ? NULL : exp + nmem;
 	struct dpmu_err e;
 	if (bid >= q->bdec_end)
 		q->bdec_end = bid + 1;
@@ -617,7 +641,7 @@ static bool wq_reserve(struct wqueue *w, size_t n)
 	size_t ncap = w->cap ? w->cap * 2 : 4096;
 	while (ncap < len + n)
 		ncap *= 2;
-	uint64_t *nw = realloc(w->w, ncap * sizeof *nw);
+	uint64_t *nw = realloc(w->w, (ncap + 1) * sizeof *nw);
 	if (!nw)
 		return false;
 	w->w = nw;
@@ -648,6 +672,8 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 _Static_assert(DPMU_QEMU_WORDS == 1 + sizeof ((struct dpmu_record *)0)->val / sizeof(uint64_t),
 	       "a record's words are its time and its val[]");
 
+#define REC_FULL (DPMU_QEMU_REC_STREAM | DPMU_QEMU_WORDS << 8)
+
 /* Take what every ring holds into the queues; returns the records taken.
  * The words are read where the plugin wrote them (peek) and go straight
  * into the queue: one copy. */
@@ -671,11 +697,15 @@ static size_t collect(struct qemu_be *q)
 			uint64_t *o = w->w + w->tail;
 			for (size_t r = 0; r < n; r++) {
 				uint32_t kind = rec[r].kind;
-				if ((kind & 0xff) != DPMU_QEMU_REC_STREAM)
-					continue;
-				unsigned nw = (kind >> 8) & 0xff;
+				unsigned nw = DPMU_QEMU_WORDS;
+				/* all but a thread's last record are full: one
+				 * compare for them */
+				if (kind != REC_FULL) {
+					if ((kind & 0xff) != DPMU_QEMU_REC_STREAM)
+						continue;
+					nw = (kind >> 8) & 0xff;
+				}
 				if (nw >= DPMU_QEMU_WORDS) {
-					/* all but a thread's last record are full */
 					o[0] = rec[r].time;
 					memcpy(o + 1, rec[r].val, sizeof rec[r].val);
 					o += DPMU_QEMU_WORDS;
@@ -707,6 +737,30 @@ static size_t collect(struct qemu_be *q)
 
 static void check_tick(struct qemu_be *q);
 
+#define QUEUE_END 0ull
+
+/* What decode takes for a stream with no open block: a block no address
+ * word belongs to (n 0, no expected tag), never retired (fast_na). */
+static const uint32_t exp_none[1] = {EXP_END};
+static const struct bdec bdec_none = {.fast_na = UINT32_MAX, .exp = exp_none};
+
+/* The fast mode's accepted addresses are the first na of the block's
+ * expected ones: written out as the checked mode keeps them (aidx, and
+ * the least index a new address may have, returned). */
+static uint32_t exp_to_aidx(uint32_t *aidx, const uint32_t *exp, uint32_t na)
+{
+	for (uint32_t k = 0; k < na; k++)
+		aidx[k] = exp[k] - 1;
+	return na ? exp[na - 1] : 0;
+}
+
+/* Block bid of a block entry: one load for a block seen before (checked
+ * and classified when it first ran); NULL: the run's error is set. */
+static inline const struct bdec *block_of(struct qemu_be *q, uint32_t bid)
+{
+	return bid < DPMU_QEMU_MAX_BLOCKS && q->bdec[bid].sum ? &q->bdec[bid] : block_first(q, bid);
+}
+
 /* Decode vCPU v's queued words. A turn ends once `quantum` instructions
  * have retired in it (a block retires when the next one starts). Without
  * solo the call is one turn and returns its instructions. With solo (v is
@@ -718,128 +772,199 @@ static void check_tick(struct qemu_be *q);
  * next call (v->turn_left). *turns counts the turns that retired
  * instructions.
  * Each value of solo has a function of its own (decode_solo, decode_turn),
- * out of the scheduler's loops. */
+ * out of the scheduler's loops. q1 (solo only) is a quantum of 1, the
+ * default: every block that retires ends a turn, so a block retired whole
+ * needs no count of its turn.
+ *
+ * An open block's addresses are taken in one of two modes. The fast mode
+ * holds while every address word is the first access of the block's next
+ * memory instruction (bdec.exp lists their tags, in order), which is what
+ * an execution that retires whole produces: such a word costs a compare
+ * and a store, and the accepted addresses are exp[0 .. na). Any other
+ * word but a block entry (another access of an instruction already seen,
+ * one after a memory instruction that made none, a region marker, a stray)
+ * switches the block to the checked mode, which takes each word with the
+ * checks below and keeps the accepted indices in aidx. Both accept the
+ * same addresses, so the engine's input does not depend on the mode. */
 static inline __attribute__((always_inline)) uint64_t
-decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t *turns)
+decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q1,
+       size_t *turns)
 {
 	if (!v->abyidx && stream_alloc(v)) {
 		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
 		return 0;
 	}
-	/* Few values live across the loop, so they stay in registers: what is
-	 * read once per block is loaded from q and v when needed. */
 	const uint64_t *wp = w->w + w->head, *const we = w->w + w->tail;
-	uint64_t *const aby = v->abyidx; /* aidx: STREAM_AIDX(aby) */
+	/* The fast loop's end: a word no block expects and no block entry
+	 * (tag 0), so the loop needs no bound of its own. */
+	w->w[w->tail] = QUEUE_END;
+	/* aidx: the checked mode's; the addresses by index, v->abyidx, are
+	 * read from v where a block opens, not kept across the engine's call */
+	uint32_t *const aidx = STREAM_AIDX(v->abyidx);
+	const uint64_t quantum = q1 ? 1 : q->quantum;
 	size_t nturns = 0;
-	uint64_t turn = v->turn_left;
+	/* Counts in this call's instructions: ran, those retired so far (both
+	 * paths); flushed, those the tallies (retired()) hold, which are sums
+	 * brought up to date only before anything reads them (the
+	 * per-instruction path, the monitor's check, the return); the current
+	 * turn began at turn_end - quantum (before 0 by the part of it an
+	 * earlier call ran, v->turn_left: turn_left < quantum); chk_base, where
+	 * q->since_check would be 0 (it grows by each completed turn, as
+	 * after_turn adds it). Differences are exact in unsigned arithmetic. */
+	uint64_t ran = 0, flushed = 0;
+	uint64_t turn_end = quantum - v->turn_left;
 	v->turn_left = 0;
-	/* Instructions the block path retired and the tallies (retired())
-	 * do not hold yet: they are sums, so they are brought up to date
-	 * before anything reads them (the per-instruction path, the monitor's
-	 * check, the return) rather than after every block. */
-	uint64_t pend = 0;
-	/* The open block's decoding state is kept here, and in v only around
-	 * the calls that read it: an address word, the commonest, then costs
-	 * its checks and two stores. Not open: no index is below bn (0).
-	 * fast_na is the open block's, or UINT32_MAX once a region marker
-	 * sends it to the per-instruction path. */
-	const struct bdec *cur = v->open ? v->blk : NULL;
-	uint32_t na = v->na, next = v->next, bn = cur ? cur->n : 0;
-	uint32_t fast_na = !cur ? 0 : v->nrev ? UINT32_MAX : cur->fast_na;
-	const uint8_t *tm = cur ? q->tmem + cur->first : q->tmem;
-	while (wp < we) {
-		uint64_t x = *wp++;
-		uint64_t tag = x >> DPMU_QEMU_TAG_SHIFT;
-		if (tag != DPMU_QEMU_TAG_BLOCK) {
-			if (tag - 1 < DPMU_QEMU_TAG_ADDR_MAX) {
-				/* An address entry (tag = index + 1). Instructions
-				 * run in order: a later index is a new instruction,
-				 * one not later is another access of the same one.
-				 * Only a memory instruction of the block has one (the
-				 * plugin asks for no other), so a stray word never
-				 * counts towards the fast path's count (fast_na). The
-				 * indices are distinct and below bn <
-				 * DPMU_QEMU_TAG_ADDR_MAX, the arrays' length. */
-				uint32_t idx = (uint32_t)tag - 1;
-				if (idx >= next && idx < bn &&
-				    (tm[idx] & 3) != DPMU_ICLASS_MEM_NONE) {
-					STREAM_AIDX(aby)[na++] = idx;
-					aby[idx] = x & DPMU_QEMU_ADDR_MASK;
-					next = idx + 1;
-				}
-			} else if (tag == DPMU_QEMU_TAG_REGION && cur) {
-				v->na = na;
-				region_word(v, x);
-				if (v->nrev)
-					fast_na = UINT32_MAX;
-			}
-			continue;
-		}
-		/* A block entry: the open block retires (it ran to where this
-		 * one starts), this one opens. Only this retires instructions
-		 * or fails the run. */
-		uint32_t bid = (uint32_t)x;
-		/* one load for a block seen before: checked and classified
-		 * when it first ran */
-		const struct bdec *b = bid < DPMU_QEMU_MAX_BLOCKS && q->bdec[bid].sum
-					       ? &q->bdec[bid]
-					       : block_first(q, bid);
-		uint64_t next_pc = b ? b->vaddr : 0, n = 0;
-		if (cur) {
-			if (na == fast_na) {
-				/* The common case: every access made, so every
-				 * instruction retired; the engine's summary of the
-				 * block runs it. */
-				dpmu_uarch_run_block(q->uarch, v->core, cur->sum, aby, next_pc);
-				n = cur->n;
-				pend += n;
-			} else {
-				/* it may open or close regions: the tallies first */
-				retired(q, v, pend);
-				pend = 0;
-				uint64_t n0 = v->insns;
-				v->blk = cur;
-				v->na = na;
-				finish_block_slow(q, v, next_pc); /* leaves nrev 0 */
-				n = v->insns - n0;
-			}
-		}
-		cur = b;
-		if (!b)
-			break;
-		/* v->nrev is 0: a region word made the block that had it take
-		 * the per-instruction path, which consumed them */
-		na = next = 0;
-		bn = b->n;
-		fast_na = b->fast_na;
-		tm = q->tmem + b->first;
-		turn += n;
-		if (turn < q->quantum)
-			continue;
-		nturns++;
-		if (!solo)
-			break;
-		if (q->tick) { /* after_turn's condition; run_rc is 0 here */
-			q->since_check += turn;
-			if (q->since_check >= QEMU_CHECK_INSNS) {
-				retired(q, v, pend);
-				pend = 0;
-				check_tick(q);
-				if (q->run_rc)
-					break;
-			}
-		}
-		turn = 0;
+	/* solo with a monitor: the check at the first turn end at or after
+	 * chk_end; otherwise never */
+	const bool chk = solo && q->tick;
+	uint64_t chk_base = turn_end - quantum - q->since_check;
+	uint64_t chk_end = UINT64_MAX;
+	if (chk)
+		chk_end = -chk_base >= QEMU_CHECK_INSNS ? 0 : chk_base + QEMU_CHECK_INSNS;
+	/* The open block (bdec_none when there is none) and the addresses
+	 * accepted (na); in the fast mode, where its expected tags are (ep).
+	 * A block open from an earlier call resumes in the checked mode: v
+	 * holds its state so. */
+	const struct bdec *cur = v->open ? v->blk : &bdec_none;
+	uint32_t na = 0, next = 0;
+	const struct bdec *b;
+	uint64_t x;
+	if (v->open) {
+		na = v->na;
+		next = v->next;
+		goto checked;
 	}
-	retired(q, v, pend);
-	if (cur)
+fast:
+	for (const uint32_t *ep = cur->exp;;) {
+		uint64_t *const aby = v->abyidx;
+		x = *wp++;
+		if (x >> DPMU_QEMU_TAG_SHIFT != *ep) {
+			/* A block entry: the open block retires (it ran to
+			 * where this one starts), this one opens. Only this
+			 * retires instructions or fails the run. */
+			if (x >> DPMU_QEMU_TAG_SHIFT == DPMU_QEMU_TAG_BLOCK && ep == cur->fast_end)
+				goto run_fast;
+			na = (uint32_t)(ep - cur->exp);
+			if (wp > we) { /* QUEUE_END */
+				wp = we;
+				if (cur != &bdec_none)
+					next = exp_to_aidx(aidx, cur->exp, na);
+				goto out;
+			}
+			next = exp_to_aidx(aidx, cur->exp, na);
+			if (x >> DPMU_QEMU_TAG_SHIFT == DPMU_QEMU_TAG_BLOCK)
+				goto run_slow;
+			goto checked_word;
+		}
+		aby[(x >> DPMU_QEMU_TAG_SHIFT) - 1] = x & DPMU_QEMU_ADDR_MASK;
+		ep++;
+	}
+checked:
+	while (wp < we) {
+		x = *wp++;
+	checked_word:;
+		uint64_t tag = x >> DPMU_QEMU_TAG_SHIFT;
+		if (tag == DPMU_QEMU_TAG_BLOCK) {
+			if (na == cur->fast_na && !v->nrev)
+				goto run_fast;
+			goto run_slow;
+		}
+		if (tag - 1 < DPMU_QEMU_TAG_ADDR_MAX) {
+			/* An address entry (tag = index + 1). Instructions
+			 * run in order: a later index is a new instruction,
+			 * one not later is another access of the same one.
+			 * Only a memory instruction of the block has one (the
+			 * plugin asks for no other), so a stray word never
+			 * counts towards the fast path's count (fast_na). The
+			 * indices are distinct and below the block's n <
+			 * DPMU_QEMU_TAG_ADDR_MAX, the arrays' length. */
+			uint32_t idx = (uint32_t)tag - 1;
+			if (idx >= next && idx < cur->n &&
+			    (q->tmem[cur->first + idx] & 3) != DPMU_ICLASS_MEM_NONE) {
+				aidx[na++] = idx;
+				v->abyidx[idx] = x & DPMU_QEMU_ADDR_MASK;
+				next = idx + 1;
+			}
+		} else if (tag == DPMU_QEMU_TAG_REGION && cur != &bdec_none) {
+			v->na = na;
+			region_word(v, x);
+		}
+	}
+	goto out;
+run_fast:
+	/* The common case: every access made, so every instruction retired;
+	 * the engine's summary of the block runs it. */
+	b = block_of(q, (uint32_t)x);
+	ran += cur->n;
+	dpmu_uarch_run_block(q->uarch, v->core, cur->sum, v->abyidx, b ? b->vaddr : 0);
+	if (!b) {
+		cur = &bdec_none;
+		goto out;
+	}
+	cur = b;
+	if (q1)
+		goto turn_done; /* n >= 1: a turn of one block */
+	goto opened;
+run_slow:
+	b = block_of(q, (uint32_t)x);
+	if (q1)
+		turn_end = ran + 1; /* where the last turn ended, + 1 */
+	if (cur != &bdec_none) {
+		/* it may open or close regions: the tallies first */
+		retired(q, v, ran - flushed);
+		uint64_t n0 = v->insns;
 		v->blk = cur;
-	v->open = cur != NULL;
-	v->na = na;
-	v->next = next;
+		v->na = na;
+		finish_block_slow(q, v, b ? b->vaddr : 0); /* leaves nrev 0 */
+		ran += v->insns - n0;
+		flushed = ran;
+	}
+	if (!b) {
+		cur = &bdec_none;
+		goto out;
+	}
+	/* v->nrev is 0: a region word made the block that had it take the
+	 * per-instruction path, which consumed them */
+	cur = b;
+opened:
+	if (ran < turn_end)
+		goto fast;
+turn_done:
+	nturns++;
+	if (!solo) {
+		na = next = 0;
+		goto out;
+	}
+	if (ran >= chk_end) {
+		retired(q, v, ran - flushed);
+		flushed = ran;
+		check_tick(q); /* q->since_check = 0 */
+		if (q->run_rc) {
+			chk_base = q1 ? ran : turn_end - quantum; /* since_check stays 0 */
+			na = next = 0;
+			goto out;
+		}
+		chk_base = ran;
+		chk_end = ran + QEMU_CHECK_INSNS;
+	}
+	if (!q1)
+		turn_end = ran + quantum;
+	goto fast;
+out:
+	retired(q, v, ran - flushed);
+	v->open = cur != &bdec_none;
+	if (v->open) {
+		v->blk = cur;
+		v->na = na;
+		v->next = next;
+	}
+	/* q1: every block that retired ended a turn, the last one here */
+	uint64_t turn_start = q1 ? ran : turn_end - quantum, turn = ran - turn_start;
+	if (chk)
+		q->since_check = turn_start - chk_base;
 	w->head = (size_t)(wp - w->w);
 	*turns += nturns + (turn != 0); /* and one the queue ran out in */
-	if (turn && turn < q->quantum && !q->run_rc) {
+	if (turn && turn < quantum && !q->run_rc) {
 		v->turn_left = turn; /* unfinished: it goes on with the next words */
 		return 0;
 	}
@@ -849,14 +974,16 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, size_t
 static __attribute__((noinline)) uint64_t decode_solo(struct qemu_be *q, struct vstream *v,
 						       struct wqueue *w, size_t *turns)
 {
-	return decode(q, v, w, true, turns);
+	if (q->quantum == 1)
+		return decode(q, v, w, true, true, turns);
+	return decode(q, v, w, true, false, turns);
 }
 
 static __attribute__((noinline)) uint64_t decode_turn(struct qemu_be *q, struct vstream *v,
 						       struct wqueue *w)
 {
 	size_t turns = 0;
-	return decode(q, v, w, false, &turns);
+	return decode(q, v, w, false, false, &turns);
 }
 
 /* Advance vCPU i's simulated time by its core's cycles since c0. */
@@ -1182,6 +1309,8 @@ static void qemu_destroy(struct dpmu_backend *b)
 		munmap(q->tmem, DPMU_QEMU_MAX_CODE);
 	if (q->tcheck)
 		munmap(q->tcheck, (size_t)DPMU_QEMU_MAX_CODE * sizeof *q->tcheck);
+	if (q->texp)
+		munmap(q->texp, TEXP_BYTES);
 	if (q->bdec) {
 		for (uint32_t i = 0; i < q->bdec_end; i++)
 			dpmu_ublock_destroy(q->bdec[i].sum);
@@ -1476,16 +1605,20 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	q->tcheck = mmap(NULL, (size_t)DPMU_QEMU_MAX_CODE * sizeof *q->tcheck,
 			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	q->texp = mmap(NULL, TEXP_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	q->bdec = mmap(NULL, (size_t)DPMU_QEMU_MAX_BLOCKS * sizeof *q->bdec, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (q->tmpl == MAP_FAILED || q->tmem == MAP_FAILED || q->tcheck == MAP_FAILED ||
-	    q->bdec == MAP_FAILED) {
+	    q->texp == MAP_FAILED || q->bdec == MAP_FAILED) {
 		if (q->tmpl == MAP_FAILED)
 			q->tmpl = NULL;
 		if (q->tmem == MAP_FAILED)
 			q->tmem = NULL;
 		if (q->tcheck == MAP_FAILED)
 			q->tcheck = NULL;
+		if (q->texp == MAP_FAILED)
+			q->texp = NULL;
 		if (q->bdec == MAP_FAILED)
 			q->bdec = NULL;
 		qemu_destroy(&q->b);

@@ -748,12 +748,40 @@ uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_
 
 /* ---- load and store instructions -------------------------------------------- */
 
+/* One line, a whole line stored: within one line, a size of the line's
+ * is the line. */
+static inline bool one_line_full(const struct dpmu_ucore *c, const struct dpmu_insn *in,
+				 bool write)
+{
+	return write && in->size == 1ull << c->l1d.set.shift;
+}
+
+uint32_t dpmu_mem_op_page(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait)
+{
+	/* dpmu_mem_op_slow's one-line case without UNALIGNED_*, which the
+	 * inline part counted. */
+	c->dram_wait = 0;
+	if (write) {
+		EV(c, ST_SPEC);
+	} else {
+		EV(c, LD_SPEC);
+	}
+	uint32_t worst = dpmu_mem_dtlb(u, c, in->addr, write);
+	c->tlb_stall = worst;
+	worst += dpmu_mem_data(u, c, in->pc, in->addr, write, one_line_full(c, in, write));
+	*bw_wait = c->dram_wait;
+	if (write)
+		return 0; /* the store buffer hides store latency */
+	return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
+}
+
 uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  bool write, uint32_t *bw_wait)
 {
-	/* What dpmu_mem_op_slow does for it: aligned, so not UNALIGNED_*;
-	 * the page is the previous access's, so dpmu_mem_dtlb would count
-	 * the lookup and find nothing to do. */
+	/* What dpmu_mem_op_slow does for it but UNALIGNED_*, which the
+	 * inline part counted: the page is the previous access's, so
+	 * dpmu_mem_dtlb would count the lookup and find nothing to do. */
 	c->dram_wait = 0;
 	c->tlb_stall = 0;
 	if (write) {
@@ -763,8 +791,7 @@ uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 		EV(c, LD_SPEC);
 		EV(c, L1D_TLB_RD);
 	}
-	bool full = write && in->size == 1ull << c->l1d.set.shift; /* aligned: a whole line */
-	uint32_t lat = dpmu_mem_data(u, c, in->pc, in->addr, write, full);
+	uint32_t lat = dpmu_mem_data(u, c, in->pc, in->addr, write, one_line_full(c, in, write));
 	*bw_wait = c->dram_wait;
 	if (write)
 		return 0; /* the store buffer hides store latency */
@@ -804,8 +831,7 @@ uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 		/* The common case: one line. */
 		worst = dpmu_mem_dtlb(u, c, a, write);
 		c->tlb_stall = worst;
-		bool full = write && !(a & (line - 1)) && size == line;
-		worst += dpmu_mem_data(u, c, in->pc, a, write, full);
+		worst += dpmu_mem_data(u, c, in->pc, a, write, one_line_full(c, in, write));
 	} else {
 		uint64_t last_page = UINT64_MAX;
 		for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {

@@ -658,6 +658,10 @@ static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 	dpmu_uset_touch(t, v);
 }
 
+static uint32_t tlb_miss(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t vpn,
+			 enum dpmu_uev refill, enum dpmu_uev l2, enum dpmu_uev l2_refill,
+			 enum dpmu_uev walk);
+
 /* A lookup in an L1 TLB (`l1`), on a miss in the L2 TLB the two sides
  * share, on a miss there a table walk; the events are the side's. *last is
  * the page of the side's previous lookup + 1: its entry is the most
@@ -675,6 +679,14 @@ static inline uint32_t tlb_lookup(struct dpmu_ucore *c, struct dpmu_uset *l1, ui
 		dpmu_uset_touch(l1, s);
 		return 0;
 	}
+	return tlb_miss(c, l1, vpn, refill, l2, l2_refill, walk);
+}
+
+/* tlb_lookup's miss in the L1 TLB `l1`. */
+static uint32_t tlb_miss(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t vpn,
+			 enum dpmu_uev refill, enum dpmu_uev l2, enum dpmu_uev l2_refill,
+			 enum dpmu_uev walk)
+{
 	c->pend[refill]++;
 	c->pend[l2]++;
 	uint32_t extra = c->type->l2tlb.latency;
@@ -760,14 +772,31 @@ uint32_t dpmu_mem_op_page(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 			  bool write, uint32_t *bw_wait)
 {
 	/* dpmu_mem_op_slow's one-line case without UNALIGNED_*, which the
-	 * inline part counted. */
+	 * inline part counted, and without the L1 DTLB hint that part
+	 * checked: dpmu_mem_dtlb's search. */
+	uint64_t vpn = in->addr >> c->page_shift;
+	c->last_dvpn = vpn + 1;
+	int ts = dpmu_uset_search(&c->dtlb, vpn);
+	if (ts >= 0) {
+		/* A hit changes what dpmu_mem_dtlb's would (the hint and the
+		 * replacement state) and counts its lookup with the L1D
+		 * access, which is then the inline part's. */
+		dpmu_uset_touch(&c->dtlb, ts);
+		return dpmu_mem_op_l1d(u, c, in, in->addr, write, bw_wait, true);
+	}
 	c->dram_wait = 0;
+	uint32_t worst;
 	if (write) {
 		EV(c, ST_SPEC);
+		EV(c, L1D_TLB_WR);
+		worst = tlb_miss(c, &c->dtlb, vpn, DPMU_UEV_L1D_TLB_REFILL_WR, DPMU_UEV_L2D_TLB_WR,
+				 DPMU_UEV_L2D_TLB_REFILL_WR, DPMU_UEV_DTLB_WALK);
 	} else {
 		EV(c, LD_SPEC);
+		EV(c, L1D_TLB_RD);
+		worst = tlb_miss(c, &c->dtlb, vpn, DPMU_UEV_L1D_TLB_REFILL_RD, DPMU_UEV_L2D_TLB_RD,
+				 DPMU_UEV_L2D_TLB_REFILL_RD, DPMU_UEV_DTLB_WALK);
 	}
-	uint32_t worst = dpmu_mem_dtlb(u, c, in->addr, write);
 	c->tlb_stall = worst;
 	worst += dpmu_mem_data(u, c, in->pc, in->addr, write, one_line_full(c, in, write));
 	*bw_wait = c->dram_wait;

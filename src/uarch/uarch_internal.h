@@ -513,7 +513,8 @@ uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 			  bool write, uint32_t *bw_wait);
 /* dpmu_mem_op of an access within one line whose UNALIGNED_* event (if
  * any) is counted, in a page other than the previous access's whose L1
- * DTLB entry the hint did not find. */
+ * DTLB entry the hint did not find: the L1 DTLB's search, and on a hit
+ * the inline L1D part. */
 uint32_t dpmu_mem_op_page(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  bool write, uint32_t *bw_wait);
 /* dpmu_mem_op of an access within one line whose UNALIGNED_* event (if
@@ -523,6 +524,66 @@ uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 			  bool write, uint32_t *bw_wait);
 /* The stride prefetcher's L1D prefetch of block `pf` (pc: the trainer). */
 void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf);
+
+/* dpmu_mem_op's L1D part: an access within one line whose UNALIGNED_*
+ * event (if any) is counted, in the page of the previous access
+ * (c->last_dvpn: its L1 DTLB lookup is made, not yet counted). The L1D
+ * line its hint finds in a state that needs no change beyond E -> M is
+ * served here, as dpmu_mem_data would; anything else goes to
+ * dpmu_mem_op_line. A store to an M line reports what a prefetch waited
+ * for DRAM bandwidth as dpmu_mem_data does, unless it is an access the
+ * inline part has always served, which never has (those counts stay as
+ * they were): one aligned to a power-of-two size in a page whose L1 DTLB
+ * entry the hint finds (`page` false: dpmu_mem_op's call). `a` is
+ * in->addr. */
+static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				       const struct dpmu_insn *in, uint64_t a, bool write,
+				       uint32_t *bw_wait, bool page)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	uint64_t blk = a >> s->shift;
+	uint32_t h = s->hint[blk & s->hint_mask];
+	/* An address's block: a matching tag is a valid line. */
+	if (s->tag[h] != blk)
+		return dpmu_mem_op_line(u, c, in, write, bw_wait);
+	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
+	if (st < DPMU_LINE_E)
+		return dpmu_mem_op_line(u, c, in, write, bw_wait);
+	if (write) {
+		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
+		c->pend[DPMU_UEV_ST_SPEC]++;
+		c->pend[DPMU_UEV_L1D_TLB_WR]++;
+		c->pend[DPMU_UEV_L1D_CACHE_WR]++;
+	} else {
+		c->pend[DPMU_UEV_LD_SPEC]++;
+		c->pend[DPMU_UEV_L1D_TLB_RD]++;
+		c->pend[DPMU_UEV_L1D_CACHE_RD]++;
+	}
+	/* The line of the previous access is its set's most recently used:
+	 * touching it again changes nothing. */
+	if ((int)h != c->l1d_mru) {
+		c->l1d_mru = (int)h;
+		dpmu_uset_reuse(s, h);
+	}
+	*bw_wait = 0;
+	if (c->l1d.pf) {
+		uint64_t pf = dpmu_stride_train(c->l1d.pf, in->pc, blk);
+		if (pf) {
+			c->dram_wait = 0;
+			dpmu_mem_l1d_prefetch(u, c, in->pc, pf);
+			/* What the prefetch waited for DRAM bandwidth is the
+			 * store's wait where dpmu_mem_data would see it: when
+			 * the store changed the line's state (E -> M), or when
+			 * the access went to dpmu_mem_op_slow before (the test
+			 * of dpmu_mem_op made again here, off the common
+			 * path). */
+			if (write && (st != DPMU_LINE_M || page ||
+				      ((a | s->above_block) & ((uint64_t)in->size - 1))))
+				*bw_wait = c->dram_wait;
+		}
+	}
+	return 0;
+}
 
 /* A load or store instruction: translation and data access for each line
  * it touches. Returns the cycles a load waits beyond an L1D hit; *bw_wait
@@ -577,47 +638,9 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		c->last_dvpn = vpn + 1;
 		t->stamp[th] = ++t->clock; /* TLBs are LRU (tlb_init, docs/events.md) */
 	}
-	uint64_t blk = a >> s->shift;
-	uint32_t h = s->hint[blk & s->hint_mask];
-	/* An address's block: a matching tag is a valid line. */
-	if (s->tag[h] != blk)
-		return dpmu_mem_op_line(u, c, in, write, bw_wait);
-	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
-	if (st < DPMU_LINE_E)
-		return dpmu_mem_op_line(u, c, in, write, bw_wait);
-	if (write) {
-		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
-		c->pend[DPMU_UEV_ST_SPEC]++;
-		c->pend[DPMU_UEV_L1D_TLB_WR]++;
-		c->pend[DPMU_UEV_L1D_CACHE_WR]++;
-	} else {
-		c->pend[DPMU_UEV_LD_SPEC]++;
-		c->pend[DPMU_UEV_L1D_TLB_RD]++;
-		c->pend[DPMU_UEV_L1D_CACHE_RD]++;
-	}
-	/* The line of the previous access is its set's most recently used:
-	 * touching it again changes nothing. */
-	if ((int)h != c->l1d_mru) {
-		c->l1d_mru = (int)h;
-		dpmu_uset_reuse(s, h);
-	}
-	*bw_wait = 0;
-	if (c->l1d.pf) {
-		uint64_t pf = dpmu_stride_train(c->l1d.pf, in->pc, blk);
-		if (pf) {
-			c->dram_wait = 0;
-			dpmu_mem_l1d_prefetch(u, c, in->pc, pf);
-			/* What the prefetch waited for DRAM bandwidth is the
-			 * store's wait where dpmu_mem_data would see it: when
-			 * the store changed the line's state (E -> M); a store
-			 * to an M line has always been the hit path that does
-			 * not report it. */
-			if (write && st != DPMU_LINE_M)
-				*bw_wait = c->dram_wait;
-		}
-	}
-	return 0;
+	return dpmu_mem_op_l1d(u, c, in, a, write, bw_wait, false);
 }
+
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write);
 /* Instruction fetch of the line holding `pc`; returns the cycles beyond

@@ -827,6 +827,38 @@ uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 	return lat > c->l1d.latency ? lat - c->l1d.latency : 0;
 }
 
+/* dpmu_mem_data for one line of an access that touches several: a hit
+ * in the line the L1D hint finds, in a state that needs no change beyond
+ * E -> M, as dpmu_mem_op's inline part serves it (dpmu_mem_data would
+ * find the same slot and change the same state); anything else goes to
+ * dpmu_mem_data. */
+static inline uint32_t l1d_part(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc,
+				uint64_t addr, bool write, bool full)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	uint64_t blk = addr >> s->shift;
+	uint32_t h = s->hint[blk & s->hint_mask];
+	/* An address's block: a matching tag is a valid line. */
+	if (s->tag[h] != blk || (write && s->state[h] < DPMU_LINE_E))
+		return dpmu_mem_data(u, c, pc, addr, write, full);
+	if (write) {
+		EV(c, L1D_CACHE_WR);
+		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
+	} else {
+		EV(c, L1D_CACHE_RD);
+	}
+	if ((int)h != c->l1d_mru) {
+		c->l1d_mru = (int)h;
+		dpmu_uset_reuse(s, h);
+	}
+	if (c->l1d.pf) {
+		uint64_t pf = dpmu_stride_train(c->l1d.pf, pc, blk);
+		if (pf)
+			dpmu_mem_l1d_prefetch(u, c, pc, pf);
+	}
+	return c->l1d.latency;
+}
+
 /* A load or store: TLB and cache for each line it touches. Returns the
  * cycles a load waits beyond an L1D hit; a store's latency is hidden by
  * the store buffer, but not a lack of DRAM bandwidth: *bw_wait is what the
@@ -861,6 +893,23 @@ uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 		worst = dpmu_mem_dtlb(u, c, a, write);
 		c->tlb_stall = worst;
 		worst += dpmu_mem_data(u, c, in->pc, a, write, one_line_full(c, in, write));
+	} else if ((end >> shift) - (a >> shift) == 1) {
+		/* Two lines, the usual crossing (zstd's unaligned reads):
+		 * the loop below for two lines, each line's L1D hit served
+		 * as dpmu_mem_op serves one. A whole line is stored only
+		 * from a line boundary on. */
+		uint64_t base = (end >> shift) << shift;
+		uint32_t lat = dpmu_mem_dtlb(u, c, a, write);
+		c->tlb_stall = lat;
+		worst = lat + l1d_part(u, c, in->pc, a, write, write && !(a & (line - 1)));
+		lat = 0;
+		if (base >> c->page_shift != a >> c->page_shift) {
+			lat = dpmu_mem_dtlb(u, c, base, write);
+			c->tlb_stall += lat;
+		}
+		lat += l1d_part(u, c, in->pc, base, write, write && end - base >= line - 1);
+		if (lat > worst)
+			worst = lat;
 	} else {
 		uint64_t last_page = UINT64_MAX;
 		for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {

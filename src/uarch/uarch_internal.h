@@ -530,12 +530,12 @@ void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t 
  * (c->last_dvpn: its L1 DTLB lookup is made, not yet counted). The L1D
  * line its hint finds in a state that needs no change beyond E -> M is
  * served here, as dpmu_mem_data would; anything else goes to
- * dpmu_mem_op_line. A store to an M line reports what a prefetch waited
- * for DRAM bandwidth as dpmu_mem_data does, unless it is an access the
- * inline part has always served, which never has (those counts stay as
- * they were): one aligned to a power-of-two size in a page whose L1 DTLB
- * entry the hint finds (`page` false: dpmu_mem_op's call). `a` is
- * in->addr. */
+ * dpmu_mem_op_line. A store reports what a prefetch waited for DRAM
+ * bandwidth as dpmu_mem_data does, also on an M line, except the accesses
+ * this inline part has always served (aligned to a power-of-two size, in
+ * a page whose L1 DTLB entry the hint finds), which never reported it on
+ * an M line: their counts stay as they were. `page`: the call of
+ * dpmu_mem_op_page, which serves none of those. `a` is in->addr. */
 static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *c,
 				       const struct dpmu_insn *in, uint64_t a, bool write,
 				       uint32_t *bw_wait, bool page)

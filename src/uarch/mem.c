@@ -658,6 +658,10 @@ static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 	dpmu_uset_touch(t, v);
 }
 
+static uint32_t tlb_miss(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t vpn,
+			 enum dpmu_uev refill, enum dpmu_uev l2, enum dpmu_uev l2_refill,
+			 enum dpmu_uev walk);
+
 /* A lookup in an L1 TLB (`l1`), on a miss in the L2 TLB the two sides
  * share, on a miss there a table walk; the events are the side's. *last is
  * the page of the side's previous lookup + 1: its entry is the most
@@ -675,6 +679,14 @@ static inline uint32_t tlb_lookup(struct dpmu_ucore *c, struct dpmu_uset *l1, ui
 		dpmu_uset_touch(l1, s);
 		return 0;
 	}
+	return tlb_miss(c, l1, vpn, refill, l2, l2_refill, walk);
+}
+
+/* tlb_lookup's miss in the L1 TLB `l1`. */
+static uint32_t tlb_miss(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t vpn,
+			 enum dpmu_uev refill, enum dpmu_uev l2, enum dpmu_uev l2_refill,
+			 enum dpmu_uev walk)
+{
 	c->pend[refill]++;
 	c->pend[l2]++;
 	uint32_t extra = c->type->l2tlb.latency;
@@ -748,12 +760,57 @@ uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_
 
 /* ---- load and store instructions -------------------------------------------- */
 
+/* One line, a whole line stored: within one line, a size of the line's
+ * is the line. */
+static inline bool one_line_full(const struct dpmu_ucore *c, const struct dpmu_insn *in,
+				 bool write)
+{
+	return write && in->size == 1ull << c->l1d.set.shift;
+}
+
+uint32_t dpmu_mem_op_page(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait)
+{
+	/* dpmu_mem_op_slow's one-line case without UNALIGNED_*, which the
+	 * inline part counted, and without the L1 DTLB hint that part
+	 * checked: dpmu_mem_dtlb's search. */
+	uint64_t vpn = in->addr >> c->page_shift;
+	c->last_dvpn = vpn + 1;
+	int ts = dpmu_uset_search(&c->dtlb, vpn);
+	if (ts >= 0) {
+		/* A hit changes what dpmu_mem_dtlb's would (the hint and the
+		 * replacement state) and counts its lookup with the L1D
+		 * access, which is then the inline part's. */
+		dpmu_uset_touch(&c->dtlb, ts);
+		return dpmu_mem_op_l1d(u, c, in, in->addr, write, bw_wait, true);
+	}
+	c->dram_wait = 0;
+	uint32_t worst;
+	if (write) {
+		EV(c, ST_SPEC);
+		EV(c, L1D_TLB_WR);
+		worst = tlb_miss(c, &c->dtlb, vpn, DPMU_UEV_L1D_TLB_REFILL_WR, DPMU_UEV_L2D_TLB_WR,
+				 DPMU_UEV_L2D_TLB_REFILL_WR, DPMU_UEV_DTLB_WALK);
+	} else {
+		EV(c, LD_SPEC);
+		EV(c, L1D_TLB_RD);
+		worst = tlb_miss(c, &c->dtlb, vpn, DPMU_UEV_L1D_TLB_REFILL_RD, DPMU_UEV_L2D_TLB_RD,
+				 DPMU_UEV_L2D_TLB_REFILL_RD, DPMU_UEV_DTLB_WALK);
+	}
+	c->tlb_stall = worst;
+	worst += dpmu_mem_data(u, c, in->pc, in->addr, write, one_line_full(c, in, write));
+	*bw_wait = c->dram_wait;
+	if (write)
+		return 0; /* the store buffer hides store latency */
+	return worst > c->l1d.latency ? worst - c->l1d.latency : 0;
+}
+
 uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  bool write, uint32_t *bw_wait)
 {
-	/* What dpmu_mem_op_slow does for it: aligned, so not UNALIGNED_*;
-	 * the page is the previous access's, so dpmu_mem_dtlb would count
-	 * the lookup and find nothing to do. */
+	/* What dpmu_mem_op_slow does for it but UNALIGNED_*, which the
+	 * inline part counted: the page is the previous access's, so
+	 * dpmu_mem_dtlb would count the lookup and find nothing to do. */
 	c->dram_wait = 0;
 	c->tlb_stall = 0;
 	if (write) {
@@ -763,12 +820,43 @@ uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 		EV(c, LD_SPEC);
 		EV(c, L1D_TLB_RD);
 	}
-	bool full = write && in->size == 1ull << c->l1d.set.shift; /* aligned: a whole line */
-	uint32_t lat = dpmu_mem_data(u, c, in->pc, in->addr, write, full);
+	uint32_t lat = dpmu_mem_data(u, c, in->pc, in->addr, write, one_line_full(c, in, write));
 	*bw_wait = c->dram_wait;
 	if (write)
 		return 0; /* the store buffer hides store latency */
 	return lat > c->l1d.latency ? lat - c->l1d.latency : 0;
+}
+
+/* dpmu_mem_data for one line of an access that touches several: a hit
+ * in the line the L1D hint finds, in a state that needs no change beyond
+ * E -> M, as dpmu_mem_op's inline part serves it (dpmu_mem_data would
+ * find the same slot and change the same state); anything else goes to
+ * dpmu_mem_data. */
+static inline uint32_t l1d_part(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc,
+				uint64_t addr, bool write, bool full)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	uint64_t blk = addr >> s->shift;
+	uint32_t h = s->hint[blk & s->hint_mask];
+	/* An address's block: a matching tag is a valid line. */
+	if (s->tag[h] != blk || (write && s->state[h] < DPMU_LINE_E))
+		return dpmu_mem_data(u, c, pc, addr, write, full);
+	if (write) {
+		EV(c, L1D_CACHE_WR);
+		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
+	} else {
+		EV(c, L1D_CACHE_RD);
+	}
+	if ((int)h != c->l1d_mru) {
+		c->l1d_mru = (int)h;
+		dpmu_uset_reuse(s, h);
+	}
+	if (c->l1d.pf) {
+		uint64_t pf = dpmu_stride_train(c->l1d.pf, pc, blk);
+		if (pf)
+			dpmu_mem_l1d_prefetch(u, c, pc, pf);
+	}
+	return c->l1d.latency;
 }
 
 /* A load or store: TLB and cache for each line it touches. Returns the
@@ -804,8 +892,24 @@ uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 		/* The common case: one line. */
 		worst = dpmu_mem_dtlb(u, c, a, write);
 		c->tlb_stall = worst;
-		bool full = write && !(a & (line - 1)) && size == line;
-		worst += dpmu_mem_data(u, c, in->pc, a, write, full);
+		worst += dpmu_mem_data(u, c, in->pc, a, write, one_line_full(c, in, write));
+	} else if ((end >> shift) - (a >> shift) == 1) {
+		/* Two lines, the usual crossing (zstd's unaligned reads):
+		 * the loop below for two lines, each line's L1D hit served
+		 * as dpmu_mem_op serves one. A whole line is stored only
+		 * from a line boundary on. */
+		uint64_t base = (end >> shift) << shift;
+		uint32_t lat = dpmu_mem_dtlb(u, c, a, write);
+		c->tlb_stall = lat;
+		worst = lat + l1d_part(u, c, in->pc, a, write, write && !(a & (line - 1)));
+		lat = 0;
+		if (base >> c->page_shift != a >> c->page_shift) {
+			lat = dpmu_mem_dtlb(u, c, base, write);
+			c->tlb_stall += lat;
+		}
+		lat += l1d_part(u, c, in->pc, base, write, write && end - base >= line - 1);
+		if (lat > worst)
+			worst = lat;
 	} else {
 		uint64_t last_page = UINT64_MAX;
 		for (uint64_t blk = a >> shift; blk <= end >> shift; blk++) {

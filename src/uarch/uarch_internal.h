@@ -511,50 +511,36 @@ uint32_t dpmu_mem_fetch_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_
 /* dpmu_mem_op for every access but the ones its inline part serves. */
 uint32_t dpmu_mem_op_slow(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  bool write, uint32_t *bw_wait);
-/* dpmu_mem_op of an access aligned to its size within one line, in the
- * page of the previous access (c->last_dvpn), whose L1D line the hint did
- * not find in a state the inline part serves. */
+/* dpmu_mem_op of an access within one line whose UNALIGNED_* event (if
+ * any) is counted, in a page other than the previous access's whose L1
+ * DTLB entry the hint did not find: the L1 DTLB's search, and on a hit
+ * the inline L1D part. */
+uint32_t dpmu_mem_op_page(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  bool write, uint32_t *bw_wait);
+/* dpmu_mem_op of an access within one line whose UNALIGNED_* event (if
+ * any) is counted, in the page of the previous access (c->last_dvpn),
+ * whose L1D line the hint did not find in a state the inline part serves. */
 uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  bool write, uint32_t *bw_wait);
 /* The stride prefetcher's L1D prefetch of block `pf` (pc: the trainer). */
 void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf);
 
-/* A load or store instruction: translation and data access for each line
- * it touches. Returns the cycles a load waits beyond an L1D hit; *bw_wait
- * is what it waited for DRAM bandwidth (stores stall only for that), and
- * c->tlb_stall the translation part of a non-zero return.
- *
- * Inline here, the common case: an access aligned to its size within one
- * line, in the page of the previous access or one whose L1 DTLB entry its
- * hint finds, that hits the L1D line its hint finds in a state that needs
- * no change beyond E -> M (a store to a line the core holds exclusive).
- * It counts and changes exactly what dpmu_mem_dtlb and dpmu_mem_data
- * would; the rest goes to dpmu_mem_op_slow. */
-static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
-				   const struct dpmu_insn *in, bool write, uint32_t *bw_wait)
+/* dpmu_mem_op's L1D part: an access within one line whose UNALIGNED_*
+ * event (if any) is counted, in the page of the previous access
+ * (c->last_dvpn: its L1 DTLB lookup is made, not yet counted). The L1D
+ * line its hint finds in a state that needs no change beyond E -> M is
+ * served here, as dpmu_mem_data would; anything else goes to
+ * dpmu_mem_op_line. A store reports what a prefetch waited for DRAM
+ * bandwidth as dpmu_mem_data does, also on an M line, except the accesses
+ * this inline part has always served (aligned to a power-of-two size, in
+ * a page whose L1 DTLB entry the hint finds), which never reported it on
+ * an M line: their counts stay as they were. `page`: the call of
+ * dpmu_mem_op_page, which serves none of those. `a` is in->addr. */
+static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				       const struct dpmu_insn *in, uint64_t a, bool write,
+				       uint32_t *bw_wait, bool page)
 {
 	struct dpmu_uset *s = &c->l1d.set;
-	uint64_t a = in->addr;
-	/* (a & (size - 1)) == 0 and size <= line in one test. For a power of
-	 * two that is "aligned", so not UNALIGNED_*; for any size it keeps
-	 * the access in one line: the offset's set bits are clear in
-	 * size - 1, so offset + size - 1 = offset | (size - 1) carries into
-	 * no line bit. Size 0 (one byte) takes the slow path. */
-	if ((a | s->above_block) & ((uint64_t)in->size - 1))
-		return dpmu_mem_op_slow(u, c, in, write, bw_wait);
-	uint64_t vpn = a >> c->page_shift;
-	if (vpn + 1 != c->last_dvpn) {
-		/* Another page: the L1 DTLB hit dpmu_mem_dtlb would find first
-		 * (its search starts with the same checked hint), touched the
-		 * same way; committed now, it is the same-page case for
-		 * dpmu_mem_op_line if the L1D misses. */
-		struct dpmu_uset *t = &c->dtlb;
-		uint32_t th = t->hint[vpn & t->hint_mask];
-		if (t->tag[th] != vpn) /* an address's page: a match is valid */
-			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
-		c->last_dvpn = vpn + 1;
-		t->stamp[th] = ++t->clock; /* TLBs are LRU (tlb_init, docs/events.md) */
-	}
 	uint64_t blk = a >> s->shift;
 	uint32_t h = s->hint[blk & s->hint_mask];
 	/* An address's block: a matching tag is a valid line. */
@@ -587,15 +573,74 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 			dpmu_mem_l1d_prefetch(u, c, in->pc, pf);
 			/* What the prefetch waited for DRAM bandwidth is the
 			 * store's wait where dpmu_mem_data would see it: when
-			 * the store changed the line's state (E -> M); a store
-			 * to an M line has always been the hit path that does
-			 * not report it. */
-			if (write && st != DPMU_LINE_M)
+			 * the store changed the line's state (E -> M), or when
+			 * the access went to dpmu_mem_op_slow before (the test
+			 * of dpmu_mem_op made again here, off the common
+			 * path). */
+			if (write && (st != DPMU_LINE_M || page ||
+				      ((a | s->above_block) & ((uint64_t)in->size - 1))))
 				*bw_wait = c->dram_wait;
 		}
 	}
 	return 0;
 }
+
+/* A load or store instruction: translation and data access for each line
+ * it touches. Returns the cycles a load waits beyond an L1D hit; *bw_wait
+ * is what it waited for DRAM bandwidth (stores stall only for that), and
+ * c->tlb_stall the translation part of a non-zero return.
+ *
+ * Inline here, the common case: an access within one line (aligned to
+ * its size or not), in the page of the previous access or one whose L1
+ * DTLB entry its hint finds, that hits the L1D line its hint finds in a
+ * state that needs no change beyond E -> M (a store to a line the core
+ * holds exclusive). It counts and changes exactly what dpmu_mem_op_slow,
+ * dpmu_mem_dtlb and dpmu_mem_data would; other accesses within one line
+ * go to dpmu_mem_op_page or dpmu_mem_op_line, the rest to
+ * dpmu_mem_op_slow. */
+static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				   const struct dpmu_insn *in, bool write, uint32_t *bw_wait)
+{
+	struct dpmu_uset *s = &c->l1d.set;
+	uint64_t a = in->addr;
+	uint64_t m = (uint64_t)in->size - 1;
+	/* (a & (size - 1)) == 0 and size <= line in one test, the usual
+	 * case. For a power of two that is "aligned", so not UNALIGNED_*;
+	 * for any size it keeps the access in one line: the offset's set
+	 * bits are clear in size - 1, so offset + size - 1 =
+	 * offset | (size - 1) carries into no line bit. */
+	if ((a | s->above_block) & m) {
+		/* Otherwise the inline part serves what stays in one line:
+		 * its first and last bytes share the bits above the offset.
+		 * A line-crossing access, one that wraps the address space
+		 * and size 0 (one byte) at a line's first byte (a + m is the
+		 * byte before) differ there and take the slow path. */
+		if (((a + m) ^ a) & s->above_block)
+			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+		/* Within a line, a power-of-two size here is not a multiple
+		 * of its size: UNALIGNED_* as dpmu_mem_op_slow counts it
+		 * (size 0 is a byte, never unaligned; nor is a size that is
+		 * not a power of two). Counted now: the paths below that
+		 * leave the inline part do not count it. */
+		if (in->size && !(in->size & m))
+			c->pend[write ? DPMU_UEV_UNALIGNED_ST_SPEC : DPMU_UEV_UNALIGNED_LD_SPEC]++;
+	}
+	uint64_t vpn = a >> c->page_shift;
+	if (vpn + 1 != c->last_dvpn) {
+		/* Another page: the L1 DTLB hit dpmu_mem_dtlb would find first
+		 * (its search starts with the same checked hint), touched the
+		 * same way; committed now, it is the same-page case for
+		 * dpmu_mem_op_line if the L1D misses. */
+		struct dpmu_uset *t = &c->dtlb;
+		uint32_t th = t->hint[vpn & t->hint_mask];
+		if (t->tag[th] != vpn) /* an address's page: a match is valid */
+			return dpmu_mem_op_page(u, c, in, write, bw_wait);
+		c->last_dvpn = vpn + 1;
+		t->stamp[th] = ++t->clock; /* TLBs are LRU (tlb_init, docs/events.md) */
+	}
+	return dpmu_mem_op_l1d(u, c, in, a, write, bw_wait, false);
+}
+
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */
 uint32_t dpmu_mem_dtlb(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t addr, bool write);
 /* Instruction fetch of the line holding `pc`; returns the cycles beyond

@@ -464,6 +464,13 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 		return;
 	uint64_t blk = s->tag[v];
 	bool dirty = s->state[v] == DPMU_LINE_M;
+	/* The snoop filter (and for dirty data the L3) learns of the victim
+	 * after the L1 searches: their sets are asked for first. */
+	struct dpmu_ucluster *cl = cluster_of(u, c);
+	if (cl->sf.sets)
+		dpmu_uset_prefetch(&cl->sf, blk);
+	if (dirty)
+		dpmu_uset_prefetch(&cl->l3.set, blk);
 	int s1 = dpmu_uset_find(&c->l1d.set, blk);
 	if (s1 >= 0) {
 		dirty |= c->l1d.set.state[s1] == DPMU_LINE_M;
@@ -471,7 +478,6 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 	}
 	l1_drop(&c->l1i, blk);
 	dpmu_uset_drop(s, v);
-	struct dpmu_ucluster *cl = cluster_of(u, c);
 	if (dirty) {
 		EV(c, L2D_CACHE_WB);
 		EV(c, L2D_CACHE_WB_VICTIM);
@@ -536,6 +542,13 @@ static uint32_t l2_refill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 			  enum req r, uint8_t *state)
 {
 	struct dpmu_uset *s = &c->l2.set;
+	/* The DSU looks the line up in the L3 and the snoop filter: both
+	 * sets on their way at once, while the events below are counted. */
+	struct dpmu_ucluster *cl = cluster_of(u, c);
+	if (r != REQ_CLAIM)
+		dpmu_uset_prefetch(&cl->l3.set, blk);
+	if (cl->sf.sets)
+		dpmu_uset_prefetch(&cl->sf, blk);
 	bool wr = req_write(r);
 	uint32_t lat = c->l2.latency;
 	if (r == REQ_PREFETCH)

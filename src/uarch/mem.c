@@ -93,7 +93,7 @@ static uint32_t ps_to_cycles(const struct dpmu_ucore *c, uint64_t ps)
  * lookup found it absent), so the search finds the slot the hint would. */
 static inline int cl_find(const struct dpmu_uset *s, uint64_t blk)
 {
-	return dpmu_uset_search(s, blk);
+	return dpmu_uset_search16(s, blk);
 }
 
 /* dpmu_uset_touch for a cluster array: the replacement state only. */

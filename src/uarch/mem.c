@@ -81,6 +81,27 @@ static uint32_t ps_to_cycles(const struct dpmu_ucore *c, uint64_t ps)
 
 /* ---- the L3 and memory ---------------------------------------------------- */
 
+/* The cluster's arrays (the L3, the snoop filter) are far larger than a
+ * host's L1 and L2 caches, and an L2 miss looks a line up in each: through
+ * the hint, a found line costs two dependent host misses (the hint word,
+ * then the tag it names) and a line not there (most snoop-filter lookups
+ * of an L2 miss) those two before the set search's own. The set search
+ * alone needs only the set's fingerprints first, whose address is known
+ * from the block, so it can be asked for early. Their hints are
+ * neither read nor kept (nothing outside mem.c looks these arrays up, and
+ * mem.c does it only through these two functions). A block is in at most one way of a set (a line is installed only where a
+ * lookup found it absent), so the search finds the slot the hint would. */
+static inline int cl_find(const struct dpmu_uset *s, uint64_t blk)
+{
+	return dpmu_uset_search16(s, blk);
+}
+
+/* dpmu_uset_touch for a cluster array: the replacement state only. */
+static inline void cl_touch(struct dpmu_uset *s, int slot)
+{
+	dpmu_uset_reuse(s, (uint32_t)slot);
+}
+
 /* Write a dirty L3 victim back to memory over the DSU master bus. */
 static void l3_writeback_victim(struct dpmu_uarch *u, struct dpmu_ucore *c,
 				struct dpmu_ucluster *cl)
@@ -103,7 +124,7 @@ static int l3_install(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uc
 	if (s->state[v] == DPMU_LINE_M)
 		l3_writeback_victim(u, c, cl);
 	dpmu_uset_put(s, v, blk, dirty ? DPMU_LINE_M : DPMU_LINE_S);
-	dpmu_uset_touch(s, v);
+	cl_touch(s, v);
 	return v;
 }
 
@@ -111,7 +132,7 @@ static int l3_install(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uc
 static void l3_write(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ucluster *cl,
 		     uint64_t blk, bool count)
 {
-	int s3 = dpmu_uset_find(&cl->l3.set, blk);
+	int s3 = cl_find(&cl->l3.set, blk);
 	if (count) {
 		EV(c, L3D_CACHE);
 		CEV(cl, L3_ACCESS, 1);
@@ -121,7 +142,7 @@ static void l3_write(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ucl
 		if (count)
 			CEV(cl, L3_HIT, 1);
 		cl->l3.set.state[s3] = DPMU_LINE_M;
-		dpmu_uset_touch(&cl->l3.set, s3);
+		cl_touch(&cl->l3.set, s3);
 		return;
 	}
 	if (count) {
@@ -249,7 +270,7 @@ static uint32_t holders(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned
 	uint32_t m = 0;
 	*sf_slot = -1;
 	if (cl->sf.sets) {
-		int s = dpmu_uset_find(&cl->sf, blk);
+		int s = cl_find(&cl->sf, blk);
 		*sf_slot = s;
 		m = s >= 0 ? cl->sf_mask[s] & ~(1u << me) : 0;
 		CEV(cl, SF_ACCESS, 1);
@@ -269,7 +290,7 @@ static void sf_remove(struct dpmu_ucluster *cl, unsigned me, uint64_t blk)
 {
 	if (!cl->sf.sets)
 		return;
-	int s = dpmu_uset_find(&cl->sf, blk);
+	int s = cl_find(&cl->sf, blk);
 	if (s < 0)
 		return;
 	cl->sf_mask[s] &= ~(1u << me);
@@ -306,7 +327,7 @@ static void sf_add(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_uclus
 		cl->sf_mask[e] = 0;
 	}
 	cl->sf_mask[e] |= 1u << me;
-	dpmu_uset_touch(s, e);
+	cl_touch(s, e);
 }
 
 /* ---- the DSU: what an L2 miss or upgrade does ------------------------------ */
@@ -361,7 +382,7 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 	} else {
 		CEV(cl, L3_ACCESS_WR, 1);
 	}
-	int s3 = dpmu_uset_find(&cl->l3.set, blk);
+	int s3 = cl_find(&cl->l3.set, blk);
 	bool from_peer = false;
 	if (s3 >= 0) {
 		CEV(cl, L3_HIT, 1);
@@ -399,7 +420,7 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 					snoops++;
 				if (peer_share(p, blk)) {
 					l3_write(u, c, cl, blk, false);
-					s3 = dpmu_uset_find(&cl->l3.set, blk);
+					s3 = cl_find(&cl->l3.set, blk);
 				}
 				from_peer = true;
 			}
@@ -413,9 +434,9 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 		CEV(cl, SNOOP_DATA, 1);
 		lat = cl->snoop_latency;
 		if (s3 >= 0)
-			dpmu_uset_touch(&cl->l3.set, s3);
+			cl_touch(&cl->l3.set, s3);
 	} else if (s3 >= 0) {
-		dpmu_uset_touch(&cl->l3.set, s3);
+		cl_touch(&cl->l3.set, s3);
 		lat = cl->l3.latency;
 	} else {
 		if (r == REQ_PREFETCH)
@@ -423,7 +444,7 @@ static uint32_t dsu_request(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t
 		lat = cl->l3.latency + l3_refill(u, c, cl, blk, rd, true);
 		/* The L3's own prefetcher: the next line from memory. */
 		if (cl->l3.prefetch == DPMU_PREFETCH_NEXT_LINE &&
-		    dpmu_uset_find(&cl->l3.set, blk + 1) < 0)
+		    cl_find(&cl->l3.set, blk + 1) < 0)
 			l3_refill(u, c, cl, blk + 1, true, false);
 	}
 	/* The line crosses the core-DSU interface. */
@@ -443,6 +464,13 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 		return;
 	uint64_t blk = s->tag[v];
 	bool dirty = s->state[v] == DPMU_LINE_M;
+	/* The snoop filter (and for dirty data the L3) learns of the victim
+	 * after the L1 searches: their sets are asked for first. */
+	struct dpmu_ucluster *cl = cluster_of(u, c);
+	if (cl->sf.sets)
+		dpmu_uset_prefetch(&cl->sf, blk);
+	if (dirty)
+		dpmu_uset_prefetch(&cl->l3.set, blk);
 	int s1 = dpmu_uset_find(&c->l1d.set, blk);
 	if (s1 >= 0) {
 		dirty |= c->l1d.set.state[s1] == DPMU_LINE_M;
@@ -450,7 +478,6 @@ static void l2_evict(struct dpmu_uarch *u, struct dpmu_ucore *c, int v)
 	}
 	l1_drop(&c->l1i, blk);
 	dpmu_uset_drop(s, v);
-	struct dpmu_ucluster *cl = cluster_of(u, c);
 	if (dirty) {
 		EV(c, L2D_CACHE_WB);
 		EV(c, L2D_CACHE_WB_VICTIM);
@@ -515,6 +542,13 @@ static uint32_t l2_refill(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t p
 			  enum req r, uint8_t *state)
 {
 	struct dpmu_uset *s = &c->l2.set;
+	/* The DSU looks the line up in the L3 and the snoop filter: both
+	 * sets on their way at once, while the events below are counted. */
+	struct dpmu_ucluster *cl = cluster_of(u, c);
+	if (r != REQ_CLAIM)
+		dpmu_uset_prefetch(&cl->l3.set, blk);
+	if (cl->sf.sets)
+		dpmu_uset_prefetch(&cl->sf, blk);
 	bool wr = req_write(r);
 	uint32_t lat = c->l2.latency;
 	if (r == REQ_PREFETCH)

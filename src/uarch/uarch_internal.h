@@ -207,6 +207,36 @@ static inline uint8_t dpmu_uset_fp(uint64_t blk)
 /* The search of the set of `blk` (dpmu_uset_find without the hint). */
 int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk);
 
+/* dpmu_uset_search inline for a set of 16 ways (the DSU L3 and the snoop
+ * filter of the shipped profiles: a hot caller saves the call and the
+ * loop over words); other geometries call it. The same answer: the first
+ * way whose fingerprint and tag match and whose state is valid. */
+static inline int dpmu_uset_search16(const struct dpmu_uset *s, uint64_t blk)
+{
+	if (s->ways != 16)
+		return dpmu_uset_search(s, blk);
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	const uint32_t base = dpmu_uset_index(s, blk) * 16;
+	const uint64_t pat = ones * dpmu_uset_fp(blk);
+	uint64_t w[2];
+	__builtin_memcpy(w, s->fp + base, sizeof w);
+	for (unsigned h = 0; h < 2; h++) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		uint64_t v = __builtin_bswap64(w[h]) ^ pat; /* byte i is way i */
+#else
+		uint64_t v = w[h] ^ pat;
+#endif
+		/* A high bit in each byte that is zero, where a way's
+		 * fingerprint matches (and maybe above one: checked). */
+		for (uint64_t z = (v - ones) & ~v & highs; z; z &= z - 1) {
+			uint32_t slot = base + 8 * h + ((uint32_t)__builtin_ctzll(z) >> 3);
+			if (s->tag[slot] == blk && s->state[slot])
+				return (int)slot;
+		}
+	}
+	return -1;
+}
+
 /* Slot of block `blk` (a block number, address >> shift), or -1. A
  * direct-mapped hint of where each block was last touched answers most
  * lookups without searching the set; it is checked, so never wrong. */
@@ -216,6 +246,22 @@ static inline int dpmu_uset_find(const struct dpmu_uset *s, uint64_t blk)
 	if (s->tag[h] == blk && s->state[h])
 		return (int)h;
 	return dpmu_uset_search(s, blk);
+}
+
+/* Ask the host's memory for the lines of the set of `blk` that a search
+ * and a hit read (fingerprints, states, PLRU marks, tags: the first and
+ * the last way's, all of them up to 16 ways), without waiting for them:
+ * for an array far larger than the host's caches, looked up after other
+ * work that needs none of it. Changes nothing. */
+static inline void dpmu_uset_prefetch(const struct dpmu_uset *s, uint64_t blk)
+{
+	size_t base = (size_t)dpmu_uset_index(s, blk) * s->ways;
+	__builtin_prefetch(s->fp + base);
+	__builtin_prefetch(s->state + base);
+	if (s->mark)
+		__builtin_prefetch(s->mark + base);
+	__builtin_prefetch(s->tag + base);
+	__builtin_prefetch(s->tag + base + s->ways - 1);
 }
 
 /* Put block `blk` in `slot` with (valid) state `st`. */

@@ -1,6 +1,7 @@
 /*
  * The engine's set-associative array (src/uarch/cache.c, the inline helpers
- * of uarch_internal.h): lookups, fills, invalidations and victims checked
+ * of uarch_internal.h): lookups (through the hint and by the inline
+ * 16-way search), fills, invalidations and victims checked
  * step by step against a plain model of the same array (a linear search of
  * the set, LRU by age, bit-PLRU by MRU bits), for several geometries, so
  * the hint, the per-way fingerprints and the PLRU marks are never seen to
@@ -125,10 +126,12 @@ static void run_against_model(uint32_t sets, uint32_t ways, enum dpmu_replacemen
 		if (op == 1) {
 			/* A prefetcher's wrapped block number: never found. */
 			assert_int_equal(dpmu_uset_find(&s, DPMU_TAG_NONE), -1);
+			assert_int_equal(dpmu_uset_search16(&s, DPMU_TAG_NONE), -1);
 			continue;
 		}
 		int f = dpmu_uset_find(&s, blk);
 		assert_int_equal(f, ref_find(&r, blk));
+		assert_int_equal(dpmu_uset_search16(&s, blk), f);
 		if (f < 0) {
 			f = dpmu_uset_victim(&s, blk);
 			assert_int_equal(f, ref_victim(&r, blk));

@@ -30,31 +30,35 @@ __attribute__((target("avx2"))) static inline __m256i min_epu63(__m256i a, __m25
 	return _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b));
 }
 
-/* dpmu_uset_victim of an LRU set of `ways` >= DPMU_LRU_VECTOR_WAYS ways:
- * the first invalid way, else the first way of the lowest stamp, 32 states
- * or eight stamps to a step (two chains, for the compares' latency). */
-__attribute__((target("avx2"))) static uint32_t lru_victim_avx2(const uint8_t *state,
-								const uint64_t *st,
-								uint32_t ways)
+/* dpmu_uset_victim of the LRU set at slot `base`, of `ways` >=
+ * DPMU_LRU_VECTOR_WAYS ways: the first invalid way, else the first way of
+ * the lowest stamp, 32 states or eight stamps to a step (two chains, for
+ * the compares' latency). It returns the slot, so its caller's call is a
+ * tail call and the caller stays a leaf for the other policies. */
+__attribute__((target("avx2"))) static int lru_victim_avx2(const struct dpmu_uset *s,
+							   uint32_t base)
 {
+	const uint8_t *state = s->state + base;
+	const uint64_t *st = s->stamp + base;
+	const uint32_t ways = s->ways;
 	uint32_t w = 0;
 	for (; w + 32 <= ways; w += 32) {
 		__m256i z = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(state + w)),
 					      _mm256_setzero_si256());
 		uint32_t bits = (uint32_t)_mm256_movemask_epi8(z);
 		if (bits)
-			return w + (uint32_t)__builtin_ctz(bits);
+			return (int)(base + w + (uint32_t)__builtin_ctz(bits));
 	}
 	for (; w + 16 <= ways; w += 16) {
 		__m128i z = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(state + w)),
 					   _mm_setzero_si128());
 		uint32_t bits = (uint32_t)_mm_movemask_epi8(z);
 		if (bits)
-			return w + (uint32_t)__builtin_ctz(bits);
+			return (int)(base + w + (uint32_t)__builtin_ctz(bits));
 	}
 	for (; w < ways; w++)
 		if (!state[w])
-			return w;
+			return (int)(base + w);
 
 	const uint32_t v8 = ways & ~7u, v4 = ways & ~3u;
 	__m256i m0 = _mm256_loadu_si256((const __m256i *)st);
@@ -83,11 +87,11 @@ __attribute__((target("avx2"))) static uint32_t lru_victim_avx2(const uint8_t *s
 		uint32_t bits = (uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(e0)) |
 				(uint32_t)_mm256_movemask_pd(_mm256_castsi256_pd(e1)) << 4;
 		if (bits)
-			return w + (uint32_t)__builtin_ctz(bits);
+			return (int)(base + w + (uint32_t)__builtin_ctz(bits));
 	}
 	while (st[w] != min)
 		w++;
-	return w;
+	return (int)(base + w);
 }
 #endif
 
@@ -343,7 +347,7 @@ int dpmu_uset_victim(struct dpmu_uset *s, uint64_t blk)
 	uint32_t base = set * s->ways;
 #ifdef DPMU_LRU_AVX2
 	if (s->lru_vector)
-		return (int)(base + lru_victim_avx2(s->state + base, s->stamp + base, s->ways));
+		return lru_victim_avx2(s, base);
 #endif
 	int inv = first_zero_byte(s->state + base, s->ways);
 	if (inv >= 0)

@@ -17,7 +17,7 @@
 #endif
 
 /* Ways from which an LRU set's victim is the vector scan's when the host
- * has it: a 48-way TLB's victim costs 199 host instructions instead of
+ * has it: a 48-way TLB's victim costs 192 host instructions instead of
  * 276 (zstd, callgrind), but a 16-way snoop filter's, most of them an
  * invalid way, 57 instead of 38 (docs/benchmarks.md). */
 #define DPMU_LRU_VECTOR_WAYS 32

@@ -177,6 +177,7 @@ struct dpmu_uset {
 	uint8_t *fp;               /* [sets * ways + 8]: dpmu_uset_fp of each slot's tag */
 	uint64_t *mru;             /* [sets]: PLRU most-recently-used way bits */
 	struct dpmu_lru_run *run;  /* LRU only, [sets] (else NULL) */
+	bool lru_vector;           /* LRU: victims by the vector scan (cache.c), not the run */
 	uint64_t rng;              /* xorshift64 state (random replacement) */
 };
 

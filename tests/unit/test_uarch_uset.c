@@ -80,16 +80,22 @@ static uint64_t rnd(uint64_t *x)
 	return *x;
 }
 
-/* Random accesses, invalidations and lookups of a block no address has,
- * over a pool of blocks of few sets that includes blocks whose
- * fingerprints collide. */
-static void run_against_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl)
+/* Random accesses, invalidations (one step in `drop_in`), victims asked
+ * for and not filled, and lookups of a block no address has, over a pool
+ * of blocks of few sets that includes blocks whose fingerprints collide.
+ * With `hot`, half the accesses go to the pool's first blocks, fewer than
+ * a set holds, so victims are chosen among ways used in every order:
+ * long unused, used since the last victim, refilled, invalidated. */
+static void run_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl, unsigned drop_in,
+		      bool hot, bool scalar)
 {
 	struct dpmu_uset s;
 	struct dpmu_err err;
 	assert_int_equal(dpmu_uset_init(&s, "test", (uint64_t)sets * ways * 64, ways, 64, repl, 7,
 					 &err),
 			 0);
+	if (scalar)
+		s.lru_vector = false; /* the scan of hosts without the vector one */
 	struct ref r = { .sets = sets, .ways = ways, .repl = repl };
 	assert_true(sets * ways <= 256 && sets <= 64);
 
@@ -108,11 +114,20 @@ static void run_against_model(uint32_t sets, uint32_t ways, enum dpmu_replacemen
 		}
 	}
 
-	uint64_t x = 0x9e3779b97f4a7c15ull ^ ((uint64_t)ways << 32) ^ sets ^ repl;
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ ((uint64_t)ways << 32) ^ sets ^ repl ^
+		     ((uint64_t)drop_in << 40) ^ ((uint64_t)hot << 48);
+	unsigned hot_n = ways > 2 ? ways / 2 : 1;
 	for (unsigned step = 0; step < 20000; step++) {
 		uint64_t blk = pool[rnd(&x) % n];
+		if (hot && rnd(&x) % 2)
+			blk = pool[rnd(&x) % hot_n];
 		unsigned op = (unsigned)(rnd(&x) % 16);
-		if (op == 0) {
+		if (op == 2) {
+			/* A victim nobody fills: it stays the victim. */
+			assert_int_equal(dpmu_uset_victim(&s, blk), ref_victim(&r, blk));
+			continue;
+		}
+		if (rnd(&x) % drop_in == 0) {
 			/* Invalidate a way of the block's set. */
 			uint32_t slot = ref_set(&r, blk) * ways + (uint32_t)(rnd(&x) % ways);
 			if (r.valid[slot]) {
@@ -151,6 +166,11 @@ static void run_against_model(uint32_t sets, uint32_t ways, enum dpmu_replacemen
 	dpmu_uset_free(&s);
 }
 
+static void run_against_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl)
+{
+	run_model(sets, ways, repl, 16, false, false);
+}
+
 static void lru_arrays_match_the_model(void **state)
 {
 	(void)state;
@@ -158,6 +178,25 @@ static void lru_arrays_match_the_model(void **state)
 	run_against_model(3, 5, DPMU_REPL_LRU);  /* sets and ways not powers of two */
 	run_against_model(1, 48, DPMU_REPL_LRU); /* a fully-associative TLB */
 	run_against_model(2, 16, DPMU_REPL_LRU);
+}
+
+/* Every LRU victim of a fully-associative 48-way TLB and of 4-way sets,
+ * with invalidations rare and frequent, and with a hot subset of blocks:
+ * the victim is the model's (an invalid way first, else the way used
+ * longest ago) at every miss. Sets of 32 ways or more take the vector
+ * scan on a host that has it, so they run with the scalar one too; 37 and
+ * 63 ways leave stamps past the last whole vector, 40 and 64 do not. */
+static void lru_victims_match_the_model(void **state)
+{
+	(void)state;
+	static const uint32_t geo[][2] = { { 1, 48 }, { 8, 4 },  { 1, 4 },  { 3, 4 },
+					   { 1, 37 }, { 2, 40 }, { 1, 63 }, { 1, 64 } };
+	static const unsigned drop_in[] = { 64, 16, 3 };
+	for (unsigned g = 0; g < sizeof geo / sizeof geo[0]; g++)
+		for (unsigned d = 0; d < sizeof drop_in / sizeof drop_in[0]; d++)
+			for (unsigned v = 0; v < 4; v++)
+				run_model(geo[g][0], geo[g][1], DPMU_REPL_LRU, drop_in[d], v & 1,
+					  v >> 1);
 }
 
 static void plru_arrays_match_the_model(void **state)
@@ -187,6 +226,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lru_arrays_match_the_model),
+		cmocka_unit_test(lru_victims_match_the_model),
 		cmocka_unit_test(plru_arrays_match_the_model),
 		cmocka_unit_test(one_byte_blocks_are_refused),
 	};

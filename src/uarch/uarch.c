@@ -766,10 +766,10 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 
 	switch (in->kind) {
 	case DPMU_INSN_LOAD:
-		be = dpmu_mem_op(u, c, in, false, &bw);
+		be = dpmu_mem_op(u, c, in, false, &bw, false);
 		break;
 	case DPMU_INSN_STORE:
-		dpmu_mem_op(u, c, in, true, &bw);
+		dpmu_mem_op(u, c, in, true, &bw, false);
 		if (bw)
 			store_stall(c, bw);
 		break;
@@ -886,11 +886,14 @@ static inline unsigned fold_index(uint32_t off)
 enum { STEP_NONE, STEP_LOAD, STEP_STORE, STEP_BRANCH, STEP_OTHER };
 #define STEP_SOME (1u << 27)
 #define STEP_INDEX (STEP_SOME - 1)
+/* After the last step: no step has op 7, so it is none (the loop over the
+ * steps then needs neither their number nor their end in a register). */
+#define STEP_END UINT32_MAX
 
 struct dpmu_ublock {
 	uint32_t n;          /* instructions */
 	uint32_t nev;        /* entries of ev[] */
-	uint32_t nstep;      /* entries of step[] (room for n) */
+	uint32_t nstep;      /* entries of step[] (room for n), then STEP_END */
 	uint32_t line_shift; /* log2 of the L1I line the steps are planned for */
 	struct dpmu_ublock_ev *ev;
 	uint32_t *step;      /* STEP_* flags | instruction index, ascending */
@@ -983,6 +986,7 @@ static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
 		if (st)
 			b->step[b->nstep++] = st & ~STEP_SOME;
 	}
+	b->step[b->nstep] = STEP_END;
 }
 
 static __attribute__((noinline, cold)) void ublock_replan(struct dpmu_ublock *b, uint32_t shift)
@@ -1000,12 +1004,20 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	uint32_t nev = 0;
 	for (uint32_t i = 0; i < n; i++)
 		class_events(tot, tot + DPMU_UEV_COUNT, &insns[i]);
-	/* INST_RETIRED waits for the delivery with the class events */
+	/* INST_RETIRED waits for the delivery with the class events, and so
+	 * do the counts every load or store step makes once (the steps are
+	 * the same for any line size) */
 	tot[DPMU_UEV_INST_RETIRED] = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t op = step_op(&insns[i]);
+		if (op == STEP_LOAD || op == STEP_STORE)
+			for (unsigned e = 0; e < DPMU_MEM_SUMMED; e++)
+				tot[dpmu_mem_summed[op == STEP_STORE][e]]++;
+	}
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
 	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->insn + nev * sizeof *b->ev +
-					      n * sizeof *b->step);
+					      (n + 1) * sizeof *b->step);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
@@ -1198,7 +1210,6 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
 	/* locals: the stores into the core's counts below may alias b */
-	const uint32_t n = b->n, nstep = b->nstep;
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
 	/* insn_dynamic by step kind: the same work in the same order (the
@@ -1212,8 +1223,8 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 		front_stall(c, fe);
 		fe = 0;
 	}
-	for (uint32_t k = 0; k < nstep; k++) {
-		uint32_t st = step[k], i = st & STEP_INDEX;
+	for (uint32_t st; (st = *step) != STEP_END; step++) {
+		uint32_t i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
 		const uint64_t w = work0 + (uint64_t)i * cpi;
 		if (st & STEP_FETCH) {
@@ -1225,7 +1236,7 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 		if (op == STEP_LOAD) {
 			uint32_t bw;
 			in->addr = addr[i];
-			uint32_t be = dpmu_mem_op(u, c, in, false, &bw);
+			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true);
 			/* the MLP read only here: few loads stall, and a
 			 * value kept for the whole block costs a spill */
 			if (be)
@@ -1233,7 +1244,7 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
-			dpmu_mem_op(u, c, in, true, &bw);
+			dpmu_mem_op(u, c, in, true, &bw, true);
 			if (bw)
 				store_stall(c, bw);
 		} else if (op != STEP_NONE) {
@@ -1244,6 +1255,8 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 			fe = 0;
 		}
 	}
+	/* Read again after the steps: fewer values live across them */
+	const uint32_t n = b->n;
 	if (b->tail) {
 		/* The branch reads no clock but its fetch may. */
 		if (b->tail & TAIL_FETCH) {
@@ -1261,7 +1274,7 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 				fe += c->type->pipeline.mispredict_penalty;
 			}
 		} else {
-			struct dpmu_insn *in = &insn[n - 1];
+			struct dpmu_insn *in = &b->insn[n - 1];
 			dpmu_insn_branch_to(in, next_pc);
 			fe += branch_op(c, in);
 		}

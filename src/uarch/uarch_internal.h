@@ -583,29 +583,55 @@ void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t 
  * a page whose L1 DTLB entry the hint finds), which never reported it on
  * an M line: their counts stay as they were. `page`: the call of
  * dpmu_mem_op_page, which serves none of those. `a` is in->addr. */
-static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *c,
-				       const struct dpmu_insn *in, uint64_t a, bool write,
-				       uint32_t *bw_wait, bool page)
+/* The counts every data access within one line makes once, by write: the
+ * block path keeps them in its summary, one of each per load or store step
+ * (dpmu_ublock_create), added at delivery with the class events. An access
+ * of a summed step that dpmu_mem_op's inline part does not serve counts
+ * them in mem.c as any access does, so one of each is taken back
+ * (dpmu_mem_unsum): the pending counts are only read at a delivery, after
+ * the fold, and so are the same. The inline parts are always inlined:
+ * `summed` and `write` are constants there, and a call would cost more
+ * than the counts. */
+#define DPMU_MEM_SUMMED 2
+static const uint8_t dpmu_mem_summed[2][DPMU_MEM_SUMMED] = {
+	{DPMU_UEV_LD_SPEC, DPMU_UEV_L1D_TLB_RD},
+	{DPMU_UEV_ST_SPEC, DPMU_UEV_L1D_TLB_WR},
+};
+_Static_assert(DPMU_UEV_COUNT <= 256, "dpmu_mem_summed holds an event in a byte");
+
+/* r, the wait of an access that went out of the inline part; for a
+ * summed step its dpmu_mem_summed counts taken back. */
+static inline uint32_t dpmu_mem_unsum(struct dpmu_ucore *c, bool write, bool summed, uint32_t r)
+{
+	if (summed)
+		for (unsigned e = 0; e < DPMU_MEM_SUMMED; e++)
+			c->pend[dpmu_mem_summed[write][e]]--;
+	return r;
+}
+
+/* dpmu_mem_op_l1d, for a summed step (the block path) or not. */
+static inline __attribute__((always_inline)) uint32_t
+dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+		   uint64_t a, bool write, uint32_t *bw_wait, bool page, bool summed)
 {
 	struct dpmu_uset *s = &c->l1d.set;
 	uint64_t blk = a >> s->shift;
 	uint32_t h = s->hint[blk & s->hint_mask];
 	/* An address's block: a matching tag is a valid line. */
 	if (s->tag[h] != blk)
-		return dpmu_mem_op_line(u, c, in, write, bw_wait);
+		return dpmu_mem_unsum(c, write, summed, dpmu_mem_op_line(u, c, in, write, bw_wait));
 	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
 	if (st < DPMU_LINE_E)
-		return dpmu_mem_op_line(u, c, in, write, bw_wait);
+		return dpmu_mem_unsum(c, write, summed, dpmu_mem_op_line(u, c, in, write, bw_wait));
 	if (write) {
 		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
-		c->pend[DPMU_UEV_ST_SPEC]++;
-		c->pend[DPMU_UEV_L1D_TLB_WR]++;
 		c->pend[DPMU_UEV_L1D_CACHE_WR]++;
 	} else {
-		c->pend[DPMU_UEV_LD_SPEC]++;
-		c->pend[DPMU_UEV_L1D_TLB_RD]++;
 		c->pend[DPMU_UEV_L1D_CACHE_RD]++;
 	}
+	if (!summed)
+		for (unsigned e = 0; e < DPMU_MEM_SUMMED; e++)
+			c->pend[dpmu_mem_summed[write][e]]++;
 	/* The line of the previous access is its set's most recently used:
 	 * touching it again changes nothing. */
 	if ((int)h != c->l1d_mru) {
@@ -632,6 +658,13 @@ static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *
 	return 0;
 }
 
+static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				       const struct dpmu_insn *in, uint64_t a, bool write,
+				       uint32_t *bw_wait, bool page)
+{
+	return dpmu_mem_op_l1d_in(u, c, in, a, write, bw_wait, page, false);
+}
+
 /* A load or store instruction: translation and data access for each line
  * it touches. Returns the cycles a load waits beyond an L1D hit; *bw_wait
  * is what it waited for DRAM bandwidth (stores stall only for that), and
@@ -644,9 +677,11 @@ static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *
  * holds exclusive). It counts and changes exactly what dpmu_mem_op_slow,
  * dpmu_mem_dtlb and dpmu_mem_data would; other accesses within one line
  * go to dpmu_mem_op_page or dpmu_mem_op_line, the rest to
- * dpmu_mem_op_slow. */
-static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
-				   const struct dpmu_insn *in, bool write, uint32_t *bw_wait)
+ * dpmu_mem_op_slow. `summed`: a step of a block summary, which holds the
+ * access's dpmu_mem_summed counts (not made here). */
+static inline __attribute__((always_inline)) uint32_t
+dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in, bool write,
+	    uint32_t *bw_wait, bool summed)
 {
 	struct dpmu_uset *s = &c->l1d.set;
 	uint64_t a = in->addr;
@@ -663,7 +698,8 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		 * and size 0 (one byte) at a line's first byte (a + m is the
 		 * byte before) differ there and take the slow path. */
 		if (((a + m) ^ a) & s->above_block)
-			return dpmu_mem_op_slow(u, c, in, write, bw_wait);
+			return dpmu_mem_unsum(c, write, summed,
+					      dpmu_mem_op_slow(u, c, in, write, bw_wait));
 		/* Within a line, a power-of-two size here is not a multiple
 		 * of its size: UNALIGNED_* as dpmu_mem_op_slow counts it
 		 * (size 0 is a byte, never unaligned; nor is a size that is
@@ -681,11 +717,12 @@ static inline uint32_t dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c,
 		struct dpmu_uset *t = &c->dtlb;
 		uint32_t th = t->hint[vpn & t->hint_mask];
 		if (t->tag[th] != vpn) /* an address's page: a match is valid */
-			return dpmu_mem_op_page(u, c, in, write, bw_wait);
+			return dpmu_mem_unsum(c, write, summed,
+					      dpmu_mem_op_page(u, c, in, write, bw_wait));
 		c->last_dvpn = vpn + 1;
 		t->stamp[th] = ++t->clock; /* TLBs are LRU (tlb_init, docs/events.md) */
 	}
-	return dpmu_mem_op_l1d(u, c, in, a, write, bw_wait, false);
+	return dpmu_mem_op_l1d_in(u, c, in, a, write, bw_wait, false, summed);
 }
 
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */

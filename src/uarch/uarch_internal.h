@@ -635,7 +635,9 @@ dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu
 		c->l1d_mru = (int)h;
 		dpmu_uset_reuse(s, h);
 	}
-	*bw_wait = 0;
+	/* A summed load's wait is not read (its step reads the return) */
+	if (write || !summed)
+		*bw_wait = 0;
 	if (c->l1d.pf) {
 		uint64_t pf = dpmu_stride_train(c->l1d.pf, in->pc, blk);
 		if (pf) {

@@ -766,10 +766,10 @@ static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
 
 	switch (in->kind) {
 	case DPMU_INSN_LOAD:
-		be = dpmu_mem_op(u, c, in, false, &bw, false);
+		be = dpmu_mem_op(u, c, in, false, &bw, false, 0);
 		break;
 	case DPMU_INSN_STORE:
-		dpmu_mem_op(u, c, in, true, &bw, false);
+		dpmu_mem_op(u, c, in, true, &bw, false, 0);
 		if (bw)
 			store_stall(c, bw);
 		break;
@@ -1231,12 +1231,14 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 			c->work_milli = w;
 			fe = fetch_line(u, c, in->pc);
 		}
-		c->work_milli = w + cpi;
+		/* the issue: stored only where read (the access's paths out
+		 * of line, or the rare steps) */
+		const uint64_t wi = w + cpi;
 		const uint32_t op = STEP_OP(st);
 		if (op == STEP_LOAD) {
 			uint32_t bw;
 			in->addr = addr[i];
-			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true);
+			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
 			/* the MLP read only here: few loads stall, and a
 			 * value kept for the whole block costs a spill */
 			if (be)
@@ -1244,10 +1246,11 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
-			dpmu_mem_op(u, c, in, true, &bw, true);
+			dpmu_mem_op(u, c, in, true, &bw, true, wi);
 			if (bw)
 				store_stall(c, bw);
 		} else if (op != STEP_NONE) {
+			c->work_milli = wi;
 			fe += step_rare(u, c, in, op, addr[i], cpi);
 		}
 		if (fe) {

@@ -609,20 +609,36 @@ static inline uint32_t dpmu_mem_unsum(struct dpmu_ucore *c, bool write, bool sum
 	return r;
 }
 
-/* dpmu_mem_op_l1d, for a summed step (the block path) or not. */
+/* c, its work clock set to clk for a call out of the inline part if the
+ * access is a summed step: the block path stores the clock only where
+ * something reads it (the paths out of line read it); the per-instruction
+ * path has stored it. */
+static inline struct dpmu_ucore *dpmu_mem_out(struct dpmu_ucore *c, bool summed, uint64_t clk)
+{
+	if (summed)
+		c->work_milli = clk;
+	return c;
+}
+
+/* dpmu_mem_op_l1d, for a summed step (the block path, its clock clk) or
+ * not. */
 static inline __attribute__((always_inline)) uint32_t
 dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-		   uint64_t a, bool write, uint32_t *bw_wait, bool page, bool summed)
+		   uint64_t a, bool write, uint32_t *bw_wait, bool page, bool summed, uint64_t clk)
 {
 	struct dpmu_uset *s = &c->l1d.set;
 	uint64_t blk = a >> s->shift;
 	uint32_t h = s->hint[blk & s->hint_mask];
 	/* An address's block: a matching tag is a valid line. */
 	if (s->tag[h] != blk)
-		return dpmu_mem_unsum(c, write, summed, dpmu_mem_op_line(u, c, in, write, bw_wait));
+		return dpmu_mem_unsum(c, write, summed,
+				      dpmu_mem_op_line(u, dpmu_mem_out(c, summed, clk), in, write,
+						       bw_wait));
 	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
 	if (st < DPMU_LINE_E)
-		return dpmu_mem_unsum(c, write, summed, dpmu_mem_op_line(u, c, in, write, bw_wait));
+		return dpmu_mem_unsum(c, write, summed,
+				      dpmu_mem_op_line(u, dpmu_mem_out(c, summed, clk), in, write,
+						       bw_wait));
 	if (write) {
 		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
 	}
@@ -642,7 +658,7 @@ dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu
 		uint64_t pf = dpmu_stride_train(c->l1d.pf, in->pc, blk);
 		if (pf) {
 			c->dram_wait = 0;
-			dpmu_mem_l1d_prefetch(u, c, in->pc, pf);
+			dpmu_mem_l1d_prefetch(u, dpmu_mem_out(c, summed, clk), in->pc, pf);
 			/* What the prefetch waited for DRAM bandwidth is the
 			 * store's wait where dpmu_mem_data would see it: when
 			 * the store changed the line's state (E -> M), or when
@@ -661,7 +677,7 @@ static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *
 				       const struct dpmu_insn *in, uint64_t a, bool write,
 				       uint32_t *bw_wait, bool page)
 {
-	return dpmu_mem_op_l1d_in(u, c, in, a, write, bw_wait, page, false);
+	return dpmu_mem_op_l1d_in(u, c, in, a, write, bw_wait, page, false, 0);
 }
 
 /* A load or store instruction: translation and data access for each line
@@ -677,10 +693,11 @@ static inline uint32_t dpmu_mem_op_l1d(struct dpmu_uarch *u, struct dpmu_ucore *
  * dpmu_mem_dtlb and dpmu_mem_data would; other accesses within one line
  * go to dpmu_mem_op_page or dpmu_mem_op_line, the rest to
  * dpmu_mem_op_slow. `summed`: a step of a block summary, which holds the
- * access's dpmu_mem_summed counts (not made here). */
+ * access's dpmu_mem_summed counts (not made here), at work clock clk (not
+ * stored in c unless read); else clk is not used. */
 static inline __attribute__((always_inline)) uint32_t
 dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in, bool write,
-	    uint32_t *bw_wait, bool summed)
+	    uint32_t *bw_wait, bool summed, uint64_t clk)
 {
 	struct dpmu_uset *s = &c->l1d.set;
 	uint64_t a = in->addr;
@@ -698,7 +715,8 @@ dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *
 		 * byte before) differ there and take the slow path. */
 		if (((a + m) ^ a) & s->above_block)
 			return dpmu_mem_unsum(c, write, summed,
-					      dpmu_mem_op_slow(u, c, in, write, bw_wait));
+					      dpmu_mem_op_slow(u, dpmu_mem_out(c, summed, clk), in,
+							       write, bw_wait));
 		/* Within a line, a power-of-two size here is not a multiple
 		 * of its size: UNALIGNED_* as dpmu_mem_op_slow counts it
 		 * (size 0 is a byte, never unaligned; nor is a size that is
@@ -717,11 +735,12 @@ dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *
 		uint32_t th = t->hint[vpn & t->hint_mask];
 		if (t->tag[th] != vpn) /* an address's page: a match is valid */
 			return dpmu_mem_unsum(c, write, summed,
-					      dpmu_mem_op_page(u, c, in, write, bw_wait));
+					      dpmu_mem_op_page(u, dpmu_mem_out(c, summed, clk), in,
+							       write, bw_wait));
 		c->last_dvpn = vpn + 1;
 		t->stamp[th] = ++t->clock; /* TLBs are LRU (tlb_init, docs/events.md) */
 	}
-	return dpmu_mem_op_l1d_in(u, c, in, a, write, bw_wait, false, summed);
+	return dpmu_mem_op_l1d_in(u, c, in, a, write, bw_wait, false, summed, clk);
 }
 
 /* Data-side translation of `addr`: returns the extra cycles (L2 TLB, walk). */

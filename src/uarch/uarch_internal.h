@@ -592,10 +592,10 @@ void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t 
  * the fold, and so are the same. The inline parts are always inlined:
  * `summed` and `write` are constants there, and a call would cost more
  * than the counts. */
-#define DPMU_MEM_SUMMED 3
+#define DPMU_MEM_SUMMED 2
 static const uint8_t dpmu_mem_summed[2][DPMU_MEM_SUMMED] = {
-	{DPMU_UEV_LD_SPEC, DPMU_UEV_L1D_TLB_RD, DPMU_UEV_L1D_CACHE_RD},
-	{DPMU_UEV_ST_SPEC, DPMU_UEV_L1D_TLB_WR, DPMU_UEV_L1D_CACHE_WR},
+	{DPMU_UEV_LD_SPEC, DPMU_UEV_L1D_TLB_RD},
+	{DPMU_UEV_ST_SPEC, DPMU_UEV_L1D_TLB_WR},
 };
 _Static_assert(DPMU_UEV_COUNT <= 256, "dpmu_mem_summed holds an event in a byte");
 
@@ -641,6 +641,9 @@ dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu
 						       bw_wait));
 	if (write) {
 		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
+		c->pend[DPMU_UEV_L1D_CACHE_WR]++;
+	} else {
+		c->pend[DPMU_UEV_L1D_CACHE_RD]++;
 	}
 	if (!summed)
 		for (unsigned e = 0; e < DPMU_MEM_SUMMED; e++)

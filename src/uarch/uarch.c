@@ -1081,22 +1081,31 @@ static __attribute__((noinline)) void block_order(struct dpmu_ublock *b,
 }
 
 /* core_fold at a delivery, after the list is brought up to date: only the
- * entries the delivery reads (fold_need); the others it would drop. */
+ * entries the delivery reads (fold_need); the others it would drop. A
+ * block run since the last delivery stays on the list with no runs (most
+ * run again in the next batch: its next run then need not adopt it); one
+ * that was not leaves it. */
 static void core_fold_live(struct dpmu_ucore *c)
 {
 	char *base = (char *)c;
+	uint32_t kept = 0;
 	for (uint32_t j = 0; j < c->nowned; j++) {
 		struct dpmu_ublock *b = c->owned[j];
+		const uint64_t k = b->runs;
+		if (!k) {
+			b->owner = NULL;
+			continue;
+		}
 		if (b->fold_key[0] != c->fold_need[0] || b->fold_key[1] != c->fold_need[1])
 			block_order(b, c);
-		const uint64_t k = b->runs;
 		const struct dpmu_ublock_ev *ev = b->ev;
 		for (uint32_t e = 0, n = b->nfold; e < n; e++)
 			*(uint64_t *)(base + ev[e].off) += k * ev[e].n;
 		b->runs = 0;
-		b->owner = NULL;
+		b->slot = kept;
+		c->owned[kept++] = b;
 	}
-	c->nowned = 0;
+	c->nowned = kept;
 }
 
 /* Fold b's counts into its owner and take it off the owner's list. */

@@ -485,7 +485,9 @@ struct dpmu_ucore {
 	 * events are not yet in pend[] (each keeps its run count): they are
 	 * added at delivery, run count x totals, since nothing reads pend[]
 	 * before. A full list is added early; a block another core runs, or
-	 * one destroyed, is added at once. */
+	 * one destroyed, is added at once. A block run in the batch before
+	 * the last delivery stays on the list with no runs until the next
+	 * (its runs then need no adoption). */
 	struct dpmu_ublock *owned[DPMU_UCORE_OWNED];
 	uint32_t nowned;
 

@@ -1212,10 +1212,6 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 {
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
-	/* A branch inside the block (not its tail) reads its outcome from
-	 * the block's copy, as the per-instruction path does. */
-	if (b->copy_branch)
-		dpmu_insn_branch_to(b->copy_branch, next_pc);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
 	/* locals: the stores into the core's counts below may alias b */
@@ -1259,6 +1255,12 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 			if (bw)
 				store_stall(c, bw);
 		} else if (op != STEP_NONE) {
+			/* A last branch that is not the tail reads its outcome
+			 * from the block's copy, as the per-instruction path
+			 * does: written here, where it is read, so that the
+			 * blocks without one test nothing. */
+			if (in == b->copy_branch)
+				dpmu_insn_branch_to(in, next_pc);
 			c->work_milli = wi;
 			fe += step_rare(u, c, in, op, addr[i], cpi);
 		}

@@ -1200,8 +1200,8 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 	}
 }
 
-/* dpmu_uarch_run_block of a block with no delivery point inside, on core
- * c. Its own function, given the core and not its index: inside one
+/* dpmu_uarch_run_block on core c: a block with no delivery point inside
+ * (one with one goes to run_block_split). Its own function, given the core and not its index: inside one
  * function with the index, gcc derives &u->cores[core] again wherever it
  * needs the pointer (it costs no register), in a way that depends on the
  * size of struct dpmu_ucore. */
@@ -1210,6 +1210,13 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 						      struct dpmu_ublock *b,
 						      const uint64_t *addr, uint64_t next_pc)
 {
+	/* A delivery point inside: tested here, where the core is at hand */
+	if (b->n > c->batch_left) {
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		run_block_split(u, c, b, addr);
+		return;
+	}
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
 	const uint32_t cpi = c->cpi_milli;
@@ -1316,14 +1323,11 @@ void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ubloc
 			     b ? "addresses" : "block summary");
 		return;
 	}
-	if (core >= u->ncores || b->n > u->cores[core].batch_left) {
+	if (core >= u->ncores) {
 		/* the paths that read the branch's outcome from the block */
 		if (b->branch)
 			dpmu_insn_branch_to(b->branch, next_pc);
-		if (core < u->ncores)
-			run_block_split(u, &u->cores[core], b, addr);
-		else
-			run_block_slow(u, core, b, addr);
+		run_block_slow(u, core, b, addr);
 		return;
 	}
 	run_block_whole(u, &u->cores[core], b, addr, next_pc);

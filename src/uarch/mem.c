@@ -690,6 +690,10 @@ static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 	int v = dpmu_uset_victim(t, vpn);
 	dpmu_uset_put(t, v, vpn, 1);
 	dpmu_uset_touch(t, v);
+	/* A wide L1 TLB's second hint learns the page here, so a later
+	 * conflict in the first hint costs no search of its 48 ways. */
+	if (t->hint2)
+		t->hint2[dpmu_uset_hint2_slot(t, vpn)] = (uint32_t)v;
 }
 
 static uint32_t tlb_miss(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t vpn,

@@ -291,10 +291,12 @@ static int search_wide(const struct dpmu_uset *s, uint64_t blk, uint32_t base)
 }
 #endif
 
-static int search(const struct dpmu_uset *s, uint64_t blk)
+/* The search of a set of more than eight ways. Not inline in search():
+ * the registers its loops need would cost the one-word sets a prologue. */
+__attribute__((noinline)) static int search_long(const struct dpmu_uset *s, uint64_t blk,
+						 uint32_t base)
 {
 	const uint32_t ways = s->ways;
-	const uint32_t base = dpmu_uset_index(s, blk) * ways;
 #ifdef __SSE2__
 	if (ways >= 16)
 		return search_wide(s, blk, base);
@@ -313,6 +315,25 @@ static int search(const struct dpmu_uset *s, uint64_t blk)
 			if (s->tag[slot] == blk && s->state[slot])
 				return (int)slot;
 		}
+	}
+	return -1;
+}
+
+static int search(const struct dpmu_uset *s, uint64_t blk)
+{
+	const uint32_t ways = s->ways;
+	const uint32_t base = dpmu_uset_index(s, blk) * ways;
+	if (ways > 8)
+		return search_long(s, blk, base);
+	/* One word (the L2s, the L2 TLB and the L1Is of the shipped
+	 * profiles). */
+	uint64_t z = zero_bytes(load8(s->fp + base) ^ (ONES * dpmu_uset_fp(blk)));
+	if (ways < 8) /* bytes past the set's last way */
+		z &= (1ull << (8 * ways)) - 1;
+	for (; z; z &= z - 1) {
+		uint32_t slot = base + ((uint32_t)__builtin_ctzll(z) >> 3);
+		if (s->tag[slot] == blk && s->state[slot])
+			return (int)slot;
 	}
 	return -1;
 }

@@ -180,9 +180,11 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		hn <<= 1;
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);
-	if (ways >= DPMU_USET_HINT2_WAYS)
+	if (ways >= DPMU_USET_HINT2_WAYS) {
 		s->hint2 = calloc(hn, sizeof *s->hint2);
-	if ((ways >= DPMU_USET_HINT2_WAYS && !s->hint2) || !s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
+		s->held2 = calloc(hn, sizeof *s->held2);
+	}
+	if ((ways >= DPMU_USET_HINT2_WAYS && (!s->hint2 || !s->held2)) || !s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
 	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run)) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
@@ -204,7 +206,9 @@ void dpmu_uset_free(struct dpmu_uset *s)
 	free(s->fp);
 	free(s->hint);
 	free(s->hint2);
+	free(s->held2);
 	s->hint2 = NULL;
+	s->held2 = NULL;
 	s->mru = NULL;
 	s->mark = NULL;
 	s->run = NULL;

@@ -188,6 +188,11 @@ struct dpmu_uset {
 	 * and where a TLB fill puts it (mem.c), not at every touch or
 	 * victim: the caches' touches and fills stay as they are. */
 	uint32_t *hint2;
+	/* With hint2: how many valid blocks take each of its slots. Kept by
+	 * the TLB fill (mem.c), the only change of a TLB's entries, and read
+	 * only by the TLB lookups there: a page whose slot counts none is not
+	 * in the TLB, a miss known without the search. */
+	uint32_t *held2;
 };
 
 /* Ways from which a set's search, up to six fingerprint words and a call,

@@ -184,8 +184,9 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		s->hint2 = calloc(hn, sizeof *s->hint2);
 		s->held2 = calloc(hn, sizeof *s->held2);
 	}
-	if ((ways >= DPMU_USET_HINT2_WAYS && (!s->hint2 || !s->held2)) || !s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
-	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run)) {
+	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
+	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run) ||
+	    (ways >= DPMU_USET_HINT2_WAYS && (!s->hint2 || !s->held2))) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}

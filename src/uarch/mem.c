@@ -704,11 +704,18 @@ static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 
 /* The slot of page `vpn` in the L1 TLB `t` whose first hint missed, or -1:
  * none when no page the TLB holds takes the page's slot of the second
- * hint, else dpmu_uset_search. */
+ * hint, the slot that hint names when it holds the page (the check of
+ * dpmu_uset_search, inline), else dpmu_uset_search. */
 static inline int tlb_search(const struct dpmu_uset *t, uint64_t vpn)
 {
-	if (t->held2 && !t->held2[dpmu_uset_hint2_slot(t, vpn)])
-		return -1;
+	if (t->held2) {
+		uint32_t k = dpmu_uset_hint2_slot(t, vpn);
+		if (!t->held2[k])
+			return -1;
+		uint32_t h = t->hint2[k];
+		if (t->tag[h] == vpn) /* a page: a match is valid */
+			return (int)h;
+	}
 	return dpmu_uset_search(t, vpn);
 }
 

@@ -195,8 +195,9 @@ struct dpmu_uset {
 	uint32_t *held2;
 };
 
-/* Ways from which a set's search, up to six fingerprint words and a call,
- * is worth a second hint (one more store per touch). */
+/* Ways from which a set's search (a call and up to four 16-byte compares,
+ * then tags) is worth a second hint and its slot counts: two more words
+ * per slot of the first hint, 8 KiB for a 48-way TLB's 1024. */
 #define DPMU_USET_HINT2_WAYS 32
 
 /* The tag of an invalid slot. Blocks are at least 2 bytes, so no block

@@ -9,6 +9,10 @@
 
 #include "uarch/uarch_internal.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* The vector scan of LRU stamps: x86-64 hosts with AVX2, found at run
  * time (the build targets the base x86-64, without it). */
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -161,8 +165,9 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		s->mark = calloc(n, sizeof *s->mark);
 	if (repl == DPMU_REPL_LRU)
 		s->run = calloc(s->sets, sizeof *s->run);
-	/* + 8: a search reads whole 8-byte words, past the last set too. */
-	s->fp = malloc(n + 8);
+	/* + 16: a search reads whole 8- or 16-byte words, past the last set
+	 * too. */
+	s->fp = malloc(n + 16);
 	s->way_shift = is_pow2(ways) ? (int)log2u(ways) : -1;
 	s->all_ways = ways == 64 ? ~0ull : (1ull << ways) - 1;
 	s->lru_vector = repl == DPMU_REPL_LRU && ways >= DPMU_LRU_VECTOR_WAYS && lru_avx2();
@@ -175,14 +180,19 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		hn <<= 1;
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);
+	if (ways >= DPMU_USET_HINT2_WAYS) {
+		s->hint2 = calloc(hn, sizeof *s->hint2);
+		s->held2 = calloc(hn, sizeof *s->held2);
+	}
 	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
-	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run)) {
+	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run) ||
+	    (ways >= DPMU_USET_HINT2_WAYS && (!s->hint2 || !s->held2))) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}
 	for (size_t i = 0; i < n; i++)
 		s->tag[i] = DPMU_TAG_NONE;
-	memset(s->fp, dpmu_uset_fp(DPMU_TAG_NONE), n + 8);
+	memset(s->fp, dpmu_uset_fp(DPMU_TAG_NONE), n + 16);
 	return 0;
 }
 
@@ -196,6 +206,10 @@ void dpmu_uset_free(struct dpmu_uset *s)
 	free(s->run);
 	free(s->fp);
 	free(s->hint);
+	free(s->hint2);
+	free(s->held2);
+	s->hint2 = NULL;
+	s->held2 = NULL;
 	s->mru = NULL;
 	s->mark = NULL;
 	s->run = NULL;
@@ -259,10 +273,39 @@ static inline uint64_t load8(const uint8_t *p)
 	return v;
 }
 
-int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk)
+#ifdef __SSE2__
+/* The search of a set of 16 ways or more, 16 fingerprints to an SSE2
+ * compare (the x86-64 base): every way's match in one mask, so a block the
+ * set lacks (most fingerprints match no way) costs three compares for 48
+ * ways and no tag. */
+static int search_wide(const struct dpmu_uset *s, uint64_t blk, uint32_t base)
 {
 	const uint32_t ways = s->ways;
-	const uint32_t base = dpmu_uset_index(s, blk) * ways;
+	const __m128i pat = _mm_set1_epi8((char)dpmu_uset_fp(blk));
+	uint64_t m = 0;
+	for (uint32_t w = 0; w < ways; w += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(s->fp + base + w));
+		m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, pat)) << w;
+	}
+	for (m &= s->all_ways; m; m &= m - 1) {
+		uint32_t slot = base + (uint32_t)__builtin_ctzll(m);
+		if (s->tag[slot] == blk && s->state[slot])
+			return (int)slot;
+	}
+	return -1;
+}
+#endif
+
+/* The search of a set of more than eight ways. Not inline in search():
+ * the registers its loops need would cost the one-word sets a prologue. */
+__attribute__((noinline)) static int search_long(const struct dpmu_uset *s, uint64_t blk,
+						 uint32_t base)
+{
+	const uint32_t ways = s->ways;
+#ifdef __SSE2__
+	if (ways >= 16)
+		return search_wide(s, blk, base);
+#endif
 	const uint8_t *fp = s->fp + base;
 	const uint64_t pat = ONES * dpmu_uset_fp(blk);
 	for (uint32_t w = 0; w < ways; w += 8) {
@@ -279,6 +322,38 @@ int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk)
 		}
 	}
 	return -1;
+}
+
+static int search(const struct dpmu_uset *s, uint64_t blk)
+{
+	const uint32_t ways = s->ways;
+	const uint32_t base = dpmu_uset_index(s, blk) * ways;
+	if (ways > 8)
+		return search_long(s, blk, base);
+	/* One word (the L2s, the L2 TLB and the L1Is of the shipped
+	 * profiles). */
+	uint64_t z = zero_bytes(load8(s->fp + base) ^ (ONES * dpmu_uset_fp(blk)));
+	if (ways < 8) /* bytes past the set's last way */
+		z &= (1ull << (8 * ways)) - 1;
+	for (; z; z &= z - 1) {
+		uint32_t slot = base + ((uint32_t)__builtin_ctzll(z) >> 3);
+		if (s->tag[slot] == blk && s->state[slot])
+			return (int)slot;
+	}
+	return -1;
+}
+
+int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk)
+{
+	if (!s->hint2)
+		return search(s, blk);
+	uint32_t *h2 = &s->hint2[dpmu_uset_hint2_slot(s, blk)];
+	if (s->tag[*h2] == blk && s->state[*h2])
+		return (int)*h2;
+	int slot = search(s, blk);
+	if (slot >= 0)
+		*h2 = (uint32_t)slot;
+	return slot;
 }
 
 /* Index of the first zero byte of p[0..n), or -1: eight at a time with

@@ -688,8 +688,35 @@ uint32_t dpmu_mem_data(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, 
 static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 {
 	int v = dpmu_uset_victim(t, vpn);
+	if (t->hint2) {
+		/* A wide L1 TLB's second hint learns the page here, so a
+		 * later conflict in the first hint costs no search of its 48
+		 * ways; its slot counts one more page, the victim's one less. */
+		if (t->state[v])
+			t->held2[dpmu_uset_hint2_slot(t, t->tag[v])]--;
+		uint32_t k = dpmu_uset_hint2_slot(t, vpn);
+		t->held2[k]++;
+		t->hint2[k] = (uint32_t)v;
+	}
 	dpmu_uset_put(t, v, vpn, 1);
 	dpmu_uset_touch(t, v);
+}
+
+/* The slot of page `vpn` in the L1 TLB `t` whose first hint missed, or -1:
+ * none when no page the TLB holds takes the page's slot of the second
+ * hint, the slot that hint names when it holds the page (the check of
+ * dpmu_uset_search, inline), else dpmu_uset_search. */
+static inline int tlb_search(const struct dpmu_uset *t, uint64_t vpn)
+{
+	if (t->held2) {
+		uint32_t k = dpmu_uset_hint2_slot(t, vpn);
+		if (!t->held2[k])
+			return -1;
+		uint32_t h = t->hint2[k];
+		if (t->tag[h] == vpn) /* a page: a match is valid */
+			return (int)h;
+	}
+	return dpmu_uset_search(t, vpn);
 }
 
 static uint32_t tlb_miss(struct dpmu_ucore *c, struct dpmu_uset *l1, uint64_t vpn,
@@ -708,7 +735,8 @@ static inline uint32_t tlb_lookup(struct dpmu_ucore *c, struct dpmu_uset *l1, ui
 	if (vpn + 1 == *last)
 		return 0;
 	*last = vpn + 1;
-	int s = dpmu_uset_find(l1, vpn);
+	uint32_t h = l1->hint[vpn & l1->hint_mask];
+	int s = l1->tag[h] == vpn ? (int)h : tlb_search(l1, vpn); /* a page: a match is valid */
 	if (s >= 0) {
 		dpmu_uset_touch(l1, s);
 		return 0;
@@ -810,7 +838,7 @@ uint32_t dpmu_mem_op_page(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 	 * checked: dpmu_mem_dtlb's search. */
 	uint64_t vpn = in->addr >> c->page_shift;
 	c->last_dvpn = vpn + 1;
-	int ts = dpmu_uset_search(&c->dtlb, vpn);
+	int ts = tlb_search(&c->dtlb, vpn);
 	if (ts >= 0) {
 		/* A hit changes what dpmu_mem_dtlb's would (the hint and the
 		 * replacement state) and counts its lookup with the L1D

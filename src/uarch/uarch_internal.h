@@ -179,7 +179,26 @@ struct dpmu_uset {
 	struct dpmu_lru_run *run;  /* LRU only, [sets] (else NULL) */
 	bool lru_vector;           /* LRU: victims by the vector scan (cache.c), not the run */
 	uint64_t rng;              /* xorshift64 state (random replacement) */
+	/* Sets of DPMU_USET_HINT2_WAYS ways or more (the fully-associative
+	 * L1 TLBs), else NULL: a second hint, [hint_mask + 1], on a hash of
+	 * the whole block number, that dpmu_uset_search asks before it reads
+	 * the set. Blocks the first hint's low bits confuse (pages 4 MiB
+	 * apart for a 1024-slot TLB hint) rarely share a slot here too. It
+	 * learns a block's slot where a search had to read the set for it
+	 * and where a TLB fill puts it (mem.c), not at every touch or
+	 * victim: the caches' touches and fills stay as they are. */
+	uint32_t *hint2;
+	/* With hint2: how many valid blocks take each of its slots. Kept by
+	 * the TLB fill (mem.c), the only change of a TLB's entries, and read
+	 * only by the TLB lookups there: a page whose slot counts none is not
+	 * in the TLB, a miss known without the search. */
+	uint32_t *held2;
 };
+
+/* Ways from which a set's search (a call and up to four 16-byte compares,
+ * then tags) is worth a second hint and its slot counts: two more words
+ * per slot of the first hint, 8 KiB for a 48-way TLB's 1024. */
+#define DPMU_USET_HINT2_WAYS 32
 
 /* The tag of an invalid slot. Blocks are at least 2 bytes, so no block
  * number of an address equals it: a slot whose tag matches such a number
@@ -205,7 +224,18 @@ static inline uint8_t dpmu_uset_fp(uint64_t blk)
 	return (uint8_t)((blk * 0x9e3779b97f4a7c15ull) >> 56);
 }
 
-/* The search of the set of `blk` (dpmu_uset_find without the hint). */
+/* The second hint's slot of `blk`: bits 32 up of its multiplicative hash,
+ * which depend on every bit of a page number of a 48-bit address (the
+ * fingerprint takes the top byte of the same product). */
+static inline uint32_t dpmu_uset_hint2_slot(const struct dpmu_uset *s, uint64_t blk)
+{
+	return (uint32_t)((blk * 0x9e3779b97f4a7c15ull) >> 32) & s->hint_mask;
+}
+
+/* The slot of `blk` in its set, or -1 (dpmu_uset_find without the first
+ * hint): the second hint's slot when it holds the block, else the search
+ * of the set, which the second hint then learns. A block is in at most
+ * one way, so the answer is the same. */
 int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk);
 
 /* dpmu_uset_search inline for a set of 16 ways (the DSU L3 and the snoop

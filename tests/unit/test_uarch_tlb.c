@@ -85,6 +85,33 @@ static void pages_that_fit_the_l1_dtlb_walk_once(void **state)
 	for_each_core_type(fit_l1_dtlb);
 }
 
+/* As many pages as the L1 DTLB holds, 4096 pages (16 MiB of 4 KiB pages)
+ * apart, so that every one takes the same slot of the L1 DTLB's and the
+ * L2 TLB's first hint (at most 4096 slots): each lookup of the second pass
+ * finds its page through the second hint or the search, never a wrong
+ * page, and refills nothing; the L2 TLB, whose sets they also share, is
+ * not asked. */
+static void fit_l1_dtlb_one_hint_slot(struct fx *f, const struct dpmu_core_type *ct, unsigned c)
+{
+	uint64_t n = ct->l1dtlb.entries;
+	touch_pages(f, c, ct->page_size, n, 4096);
+	assert_int_equal(f->core[c][L1D_TLB], n);
+	assert_int_equal(f->core[c][L1D_TLB_REFILL], n);
+	reset_counts(f);
+	for (unsigned pass = 0; pass < 3; pass++)
+		touch_pages(f, c, ct->page_size, n, 4096);
+	assert_int_equal(f->core[c][L1D_TLB], 3 * n);
+	assert_int_equal(f->core[c][L1D_TLB_REFILL], 0);
+	assert_int_equal(f->core[c][L2D_TLB], 0);
+	assert_int_equal(f->core[c][DTLB_WALK], 0);
+}
+
+static void pages_of_one_hint_slot_hit_the_l1_dtlb(void **state)
+{
+	(void)state;
+	for_each_core_type(fit_l1_dtlb_one_hint_slot);
+}
+
 /* One page more than the L1 DTLB holds, in a cycle: LRU evicts each page
  * just before it comes back, so every access refills the L1, but the L2
  * TLB holds them all: no walk after the first pass. */
@@ -267,6 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pages_that_fit_the_l1_dtlb_walk_once),
+		cmocka_unit_test(pages_of_one_hint_slot_hit_the_l1_dtlb),
 		cmocka_unit_test(pages_beyond_the_l1_dtlb_hit_the_l2_tlb),
 		cmocka_unit_test(pages_beyond_an_l2_tlb_set_walk_every_time),
 		cmocka_unit_test(accesses_in_one_page_refill_once),

@@ -1,6 +1,6 @@
 /*
  * The engine's set-associative array (src/uarch/cache.c, the inline helpers
- * of uarch_internal.h): lookups (through the hint and by the inline
+ * of uarch_internal.h): lookups (through the hints and by the inline
  * 16-way search), fills, invalidations and victims checked
  * step by step against a plain model of the same array (a linear search of
  * the set, LRU by age, bit-PLRU by MRU bits), for several geometries, so
@@ -100,11 +100,18 @@ static void run_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl, 
 	assert_true(sets * ways <= 256 && sets <= 64);
 
 	/* Blocks of sets 0 and 1, twice as many per set as there are ways,
-	 * then two more of set 1 with the fingerprint of the pool's first. */
+	 * in pairs that share their set and their slot of the first hint
+	 * (`far` apart: a wide set's second hint tells them apart), then two
+	 * more of set 1 with the fingerprint of the pool's first. */
 	uint64_t pool[160];
 	unsigned n = 0;
-	for (uint64_t k = 0; n < 2 * 2 * ways && n < 156; k++)
-		pool[n++] = k * sets + (k & 1) % sets;
+	const uint64_t far = (uint64_t)(s.hint_mask + 1) * sets;
+	for (uint64_t k = 0; n < 2 * 2 * ways && n < 156; k++) {
+		uint64_t b = k * sets + (k & 1) % sets;
+		pool[n++] = b;
+		if (n < 2 * 2 * ways && n < 156)
+			pool[n++] = b + far;
+	}
 	unsigned twins = 0;
 	for (uint64_t k = 1; twins < 2; k++) {
 		uint64_t b = k * sets + (pool[0] % sets);
@@ -178,6 +185,8 @@ static void lru_arrays_match_the_model(void **state)
 	run_against_model(3, 5, DPMU_REPL_LRU);  /* sets and ways not powers of two */
 	run_against_model(1, 48, DPMU_REPL_LRU); /* a fully-associative TLB */
 	run_against_model(2, 16, DPMU_REPL_LRU);
+	run_against_model(3, 20, DPMU_REPL_LRU); /* a wide search past the last set's ways */
+	run_against_model(1, 32, DPMU_REPL_LRU); /* the fewest ways with a second hint */
 }
 
 /* Every LRU victim of a fully-associative 48-way TLB and of 4-way sets,
@@ -206,7 +215,70 @@ static void plru_arrays_match_the_model(void **state)
 	run_against_model(3, 12, DPMU_REPL_PLRU);
 	run_against_model(2, 16, DPMU_REPL_PLRU);
 	run_against_model(1, 64, DPMU_REPL_PLRU); /* every bit of the MRU mask */
+	run_against_model(5, 24, DPMU_REPL_PLRU); /* a wide search of 1.5 vectors */
 	run_against_model(8, 1, DPMU_REPL_PLRU);  /* direct-mapped */
+}
+
+static int fill(struct dpmu_uset *s, uint64_t blk)
+{
+	int f = dpmu_uset_victim(s, blk);
+	dpmu_uset_put(s, f, blk, 1);
+	dpmu_uset_touch(s, f);
+	return f;
+}
+
+/* A 48-way TLB's two pages of one slot of the first hint: the second hint
+ * learns where the search found each, then answers for the one the first
+ * hint lost, without the set (a way whose fingerprint is spoilt is found
+ * only through it); an answer it keeps for a way since invalidated or
+ * refilled with another page is refused. Narrow sets have no second hint. */
+static void second_hint_answers_for_the_first(void **state)
+{
+	(void)state;
+	struct dpmu_uset s, narrow;
+	struct dpmu_err err;
+	assert_int_equal(dpmu_uset_init(&s, "tlb", 48 * 4096, 48, 4096, DPMU_REPL_LRU, 3, &err), 0);
+	assert_int_equal(dpmu_uset_init(&narrow, "l2", 8 * 64 * 64, 8, 64, DPMU_REPL_LRU, 3, &err),
+			 0);
+	assert_non_null(s.hint2);
+	assert_null(narrow.hint2);
+	dpmu_uset_free(&narrow);
+
+	for (uint64_t p = 0; p < 5; p++)
+		fill(&s, 0x1000 + p); /* a and b in ways other than 0 */
+	const uint64_t a = 0x2000;
+	uint64_t b = a + s.hint_mask + 1;
+	while (dpmu_uset_hint2_slot(&s, b) == dpmu_uset_hint2_slot(&s, a))
+		b += s.hint_mask + 1;
+	int sa = fill(&s, a), sb = fill(&s, b);
+	assert_true(sa > 0 && sb > 0 && sa != sb);
+	assert_int_equal(s.hint[a & s.hint_mask], sb); /* b took a's slot */
+
+	/* Found by the search: the second hint learns them. */
+	assert_int_equal(dpmu_uset_find(&s, a), sa);
+	assert_int_equal(s.hint2[dpmu_uset_hint2_slot(&s, a)], sa);
+	dpmu_uset_touch(&s, sa);
+	assert_int_equal(dpmu_uset_find(&s, b), sb);
+	assert_int_equal(s.hint2[dpmu_uset_hint2_slot(&s, b)], sb);
+	dpmu_uset_touch(&s, sb);
+
+	/* The set's search can no longer see a: only the second hint does. */
+	uint8_t keep = s.fp[sa];
+	s.fp[sa] = (uint8_t)~keep;
+	assert_int_equal(dpmu_uset_search(&s, a), sa);
+	assert_int_equal(dpmu_uset_find(&s, a), sa);
+	s.fp[sa] = keep;
+
+	/* a's way invalidated, then refilled with another page: the second
+	 * hint still points there and is not believed. */
+	dpmu_uset_drop(&s, sa);
+	assert_int_equal(dpmu_uset_find(&s, a), -1);
+	dpmu_uset_put(&s, sa, 0x3000, 1);
+	dpmu_uset_touch(&s, sa);
+	assert_int_equal(dpmu_uset_find(&s, a), -1);
+	assert_int_equal(dpmu_uset_find(&s, 0x3000), sa);
+	assert_int_equal(dpmu_uset_find(&s, b), sb);
+	dpmu_uset_free(&s);
 }
 
 /* Blocks of one byte would let an address's block number equal the tag of
@@ -228,6 +300,7 @@ int main(void)
 		cmocka_unit_test(lru_arrays_match_the_model),
 		cmocka_unit_test(lru_victims_match_the_model),
 		cmocka_unit_test(plru_arrays_match_the_model),
+		cmocka_unit_test(second_hint_answers_for_the_first),
 		cmocka_unit_test(one_byte_blocks_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -396,7 +396,8 @@ __attribute__((noinline, cold)) static void core_lists(struct dpmu_uarch *u, str
 	c->bus_obs = observer_wants(u, false, c->id, EV_BUS_CYCLES);
 }
 
-__attribute__((noinline, cold)) static void cluster_lists(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
+__attribute__((noinline, cold)) static void cluster_lists(struct dpmu_uarch *u,
+							   struct dpmu_ucluster *cl)
 {
 	cl->live_gen = dpmu_model_cluster_live_gen(u->model, cl->id);
 	cl->live_ok = true;
@@ -849,10 +850,11 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
  * issue (work cycles) and count their class events. Only a few read the
  * machine's state: the first (its fetch line may differ from where the
  * core fetched last), the first of each new fetch line, loads, stores,
- * branches and store-exclusives (their outcome). A block's summary lists the class-event totals and those
- * instructions (its steps), so an execution adds the totals and visits the
- * steps, with the work clock set to what the per-instruction loop would
- * have at each: the same events, the same timing. */
+ * branches and store-exclusives (their outcome). A block's summary lists
+ * the class-event totals and those instructions (its steps), so an
+ * execution adds the totals and visits the steps, with the work clock set
+ * to what the per-instruction loop would have at each: the same events,
+ * the same timing. */
 
 /* A summary's steps mark the fetch-line changes of one L1I line size,
  * planned for the line of the core that runs it (ublock_plan): an
@@ -1201,10 +1203,10 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 }
 
 /* dpmu_uarch_run_block on core c: a block with no delivery point inside
- * (one with one goes to run_block_split). Its own function, given the core and not its index: inside one
- * function with the index, gcc derives &u->cores[core] again wherever it
- * needs the pointer (it costs no register), in a way that depends on the
- * size of struct dpmu_ucore. */
+ * (one with one goes to run_block_split). Its own function, given the
+ * core and not its index: inside one function with the index, gcc derives
+ * &u->cores[core] again wherever it needs the pointer (it costs no
+ * register), in a way that depends on the size of struct dpmu_ucore. */
 static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 						      struct dpmu_ucore *c,
 						      struct dpmu_ublock *b,

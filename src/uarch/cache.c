@@ -196,6 +196,15 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 	return 0;
 }
 
+void dpmu_uset_hint_one(struct dpmu_uset *s)
+{
+	uint32_t *h = realloc(s->hint, sizeof *s->hint);
+	if (h)
+		s->hint = h; /* else the old array serves: its first slot is the hint */
+	s->hint[0] = 0;
+	s->hint_mask = 0;
+}
+
 void dpmu_uset_free(struct dpmu_uset *s)
 {
 	free(s->tag);

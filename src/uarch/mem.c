@@ -89,7 +89,8 @@ static uint32_t ps_to_cycles(const struct dpmu_ucore *c, uint64_t ps)
  * alone needs only the set's fingerprints first, whose address is known
  * from the block, so it can be asked for early. Their hints are
  * neither read nor kept (nothing outside mem.c looks these arrays up, and
- * mem.c does it only through these two functions). A block is in at most
+ * mem.c does it only through these two functions): one slot each
+ * (dpmu_uset_hint_one, at the engine's creation). A block is in at most
  * one way of a set (a line is installed only where a lookup found it
  * absent), so the search finds the slot the hint would. */
 static inline int cl_find(const struct dpmu_uset *s, uint64_t blk)

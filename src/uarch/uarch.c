@@ -181,6 +181,7 @@ static int cluster_init(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned
 		return rc;
 	if (cp->l3.prefetch == DPMU_PREFETCH_STRIDE)
 		cl->l3.prefetch = DPMU_PREFETCH_NEXT_LINE; /* no PC at the DSU */
+	dpmu_uset_hint_one(&cl->l3.set);
 	if (cp->snoop_filter_entries) {
 		char what[256];
 		snprintf(what, sizeof what, "%s snoop filter", who);
@@ -189,6 +190,7 @@ static int cluster_init(struct dpmu_uarch *u, struct dpmu_ucluster *cl, unsigned
 				    cp->l3.line, DPMU_REPL_LRU, 0x2000u + id, err);
 		if (rc)
 			return rc;
+		dpmu_uset_hint_one(&cl->sf);
 		cl->sf_mask = calloc(e, sizeof *cl->sf_mask);
 		if (!cl->sf_mask)
 			return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory", what);

@@ -209,6 +209,11 @@ struct dpmu_uset {
 int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_t ways,
 		   uint32_t block, enum dpmu_replacement repl, uint64_t seed, struct dpmu_err *err);
 void dpmu_uset_free(struct dpmu_uset *s);
+/* For an array looked up only by set search (mem.c's cluster arrays, far
+ * larger than a host cache: cl_find): a hint of one slot, still checked
+ * wherever a generic lookup reads it, instead of one word per block that
+ * nothing reads. */
+void dpmu_uset_hint_one(struct dpmu_uset *s);
 
 static inline uint32_t dpmu_uset_index(const struct dpmu_uset *s, uint64_t blk)
 {

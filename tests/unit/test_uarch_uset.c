@@ -86,16 +86,22 @@ static uint64_t rnd(uint64_t *x)
  * With `hot`, half the accesses go to the pool's first blocks, fewer than
  * a set holds, so victims are chosen among ways used in every order:
  * long unused, used since the last victim, refilled, invalidated. */
+/* run_model's variants of the array under test */
+#define RUN_SCALAR 1u   /* the LRU scan of hosts without the vector one */
+#define RUN_HINT_ONE 2u /* a one-slot hint (dpmu_uset_hint_one, the cluster arrays') */
+
 static void run_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl, unsigned drop_in,
-		      bool hot, bool scalar)
+		      bool hot, unsigned variant)
 {
 	struct dpmu_uset s;
 	struct dpmu_err err;
 	assert_int_equal(dpmu_uset_init(&s, "test", (uint64_t)sets * ways * 64, ways, 64, repl, 7,
 					 &err),
 			 0);
-	if (scalar)
-		s.lru_vector = false; /* the scan of hosts without the vector one */
+	if (variant & RUN_SCALAR)
+		s.lru_vector = false;
+	if (variant & RUN_HINT_ONE)
+		dpmu_uset_hint_one(&s);
 	struct ref r = { .sets = sets, .ways = ways, .repl = repl };
 	assert_true(sets * ways <= 256 && sets <= 64);
 
@@ -175,7 +181,8 @@ static void run_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl, 
 
 static void run_against_model(uint32_t sets, uint32_t ways, enum dpmu_replacement repl)
 {
-	run_model(sets, ways, repl, 16, false, false);
+	run_model(sets, ways, repl, 16, false, 0);
+	run_model(sets, ways, repl, 16, false, RUN_HINT_ONE);
 }
 
 static void lru_arrays_match_the_model(void **state)
@@ -205,7 +212,7 @@ static void lru_victims_match_the_model(void **state)
 		for (unsigned d = 0; d < sizeof drop_in / sizeof drop_in[0]; d++)
 			for (unsigned v = 0; v < 4; v++)
 				run_model(geo[g][0], geo[g][1], DPMU_REPL_LRU, drop_in[d], v & 1,
-					  v >> 1);
+					  v >> 1 ? RUN_SCALAR : 0);
 }
 
 static void plru_arrays_match_the_model(void **state)

@@ -794,13 +794,18 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
 		return 0;
 	}
-	const uint64_t *wp = w->w + w->head, *const we = w->w + w->tail;
+	/* Only wp lives in a register across the blocks: the queue's end
+	 * (we) and the checked mode's aidx are reloaded where they are used,
+	 * off the fast path, so that the values every block uses (cur, ran,
+	 * chk_end) keep the callee-saved registers across the engine's call. */
+	const uint64_t *wp = w->w + w->head, *we;
 	/* The fast loop's end: a word no block expects and no block entry
 	 * (tag 0), so the loop needs no bound of its own. */
 	w->w[w->tail] = QUEUE_END;
-	/* aidx: the checked mode's; the addresses by index, v->abyidx, are
-	 * read from v where a block opens, not kept across the engine's call */
-	uint32_t *const aidx = STREAM_AIDX(v->abyidx);
+	/* aidx: the checked mode's; it and the addresses by index, v->abyidx,
+	 * are read from v where they are used, not kept across the engine's
+	 * call */
+	uint32_t *aidx;
 	const uint64_t quantum = q1 ? 1 : q->quantum;
 	size_t nturns = 0;
 	/* Counts in this call's instructions: ran, those retired so far (both
@@ -832,6 +837,8 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 	if (v->open) {
 		na = v->na;
 		next = v->next;
+		we = w->w + w->tail;
+		aidx = STREAM_AIDX(v->abyidx);
 		goto checked;
 	}
 fast:
@@ -845,10 +852,15 @@ fast:
 			if (x >> DPMU_QEMU_TAG_SHIFT == DPMU_QEMU_TAG_BLOCK && ep == cur->fast_end)
 				goto run_fast;
 			na = (uint32_t)(ep - cur->exp);
+			we = w->w + w->tail;
+			aidx = STREAM_AIDX(v->abyidx);
 			if (wp > we) { /* QUEUE_END */
 				wp = we;
-				if (cur != &bdec_none)
-					next = exp_to_aidx(aidx, cur->exp, na);
+				/* next is set on every way out of the fast loop
+				 * (unused without an open block), so it is dead
+				 * in the loop: no register or spill kept for it
+				 * across the engine's call */
+				next = cur != &bdec_none ? exp_to_aidx(aidx, cur->exp, na) : 0;
 				goto out;
 			}
 			next = exp_to_aidx(aidx, cur->exp, na);
@@ -899,6 +911,7 @@ run_fast:
 	dpmu_uarch_run_block(q->uarch, v->core, cur->sum, v->abyidx, b ? b->vaddr : 0);
 	if (!b) {
 		cur = &bdec_none;
+		na = next = 0; /* unused: kept dead across the call */
 		goto out;
 	}
 	cur = b;

@@ -91,9 +91,11 @@ struct vstream {
 
 /* What the decoder knows of a translated block once it has classified it:
  * all a block entry reads, in one place (the shared table's entry is read
- * once, when the block is classified). */
+ * once, when the block is classified). One cache line, aligned: a block
+ * entry's lookup (q->bdec[bid]) is a shift, and an entry never straddles
+ * two lines. */
 struct bdec {
-	struct dpmu_ublock *sum; /* the engine's summary; NULL: not classified */
+	_Alignas(64) struct dpmu_ublock *sum; /* the engine's summary; NULL: not classified */
 	uint64_t vaddr;          /* the shared entry's, copied */
 	uint32_t first, n;
 	uint32_t ncheck;         /* entries of its tcheck list */
@@ -110,6 +112,8 @@ struct bdec {
 	 * execution the summary may run; NULL when fast_na is UINT32_MAX */
 	const uint32_t *fast_end;
 };
+
+_Static_assert(sizeof(struct bdec) == 64, "a struct bdec is one cache line");
 
 /* A vCPU's stream words, taken from its ring, waiting for their turn.
  * w has room for cap + 1 words: the one after the tail takes the word that

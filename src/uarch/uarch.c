@@ -1291,8 +1291,9 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 		}
 		if (b->tail & TAIL_COND) {
 			/* branch_op of a conditional branch, its outcome
-			 * from next_pc (dpmu_insn_branch_to) */
-			uint32_t t = next_pc && next_pc != b->fall;
+			 * from next_pc (dpmu_insn_branch_to); & and not &&:
+			 * both sides are cheap, and a branch costs more */
+			uint32_t t = (next_pc != 0) & (next_pc != b->fall);
 			c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
 			if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {
 				IEV(c, BR_COND_MIS_PRED);

@@ -1225,6 +1225,8 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 		ublock_replan(b, c->l1i.set.shift);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
+	/* instruction i issues at work1 + i * cpi: one add fewer a step */
+	const uint64_t work1 = work0 + cpi;
 	/* locals: the stores into the core's counts below may alias b */
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
@@ -1242,14 +1244,13 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 	for (uint32_t st; (st = *step) != STEP_END; step++) {
 		uint32_t i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
-		const uint64_t w = work0 + (uint64_t)i * cpi;
-		if (st & STEP_FETCH) {
-			c->work_milli = w;
-			fe = fetch_line(u, c, in->pc);
-		}
 		/* the issue: stored only where read (the access's paths out
 		 * of line, or the rare steps) */
-		const uint64_t wi = w + cpi;
+		const uint64_t wi = work1 + (uint64_t)i * cpi;
+		if (st & STEP_FETCH) {
+			c->work_milli = wi - cpi;
+			fe = fetch_line(u, c, in->pc);
+		}
 		const uint32_t op = STEP_OP(st);
 		if (op == STEP_LOAD) {
 			uint32_t bw;
@@ -1290,8 +1291,9 @@ static __attribute__((noinline)) void run_block_whole(struct dpmu_uarch *u,
 		}
 		if (b->tail & TAIL_COND) {
 			/* branch_op of a conditional branch, its outcome
-			 * from next_pc (dpmu_insn_branch_to) */
-			uint32_t t = next_pc && next_pc != b->fall;
+			 * from next_pc (dpmu_insn_branch_to); & and not &&:
+			 * both sides are cheap, and a branch costs more */
+			uint32_t t = (next_pc != 0) & (next_pc != b->fall);
 			c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
 			if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {
 				IEV(c, BR_COND_MIS_PRED);

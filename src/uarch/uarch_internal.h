@@ -609,23 +609,12 @@ uint32_t dpmu_mem_op_line(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 /* The stride prefetcher's L1D prefetch of block `pf` (pc: the trainer). */
 void dpmu_mem_l1d_prefetch(struct dpmu_uarch *u, struct dpmu_ucore *c, uint64_t pc, uint64_t pf);
 
-/* dpmu_mem_op's L1D part: an access within one line whose UNALIGNED_*
- * event (if any) is counted, in the page of the previous access
- * (c->last_dvpn: its L1 DTLB lookup is made, not yet counted). The L1D
- * line its hint finds in a state that needs no change beyond E -> M is
- * served here, as dpmu_mem_data would; anything else goes to
- * dpmu_mem_op_line. A store reports what a prefetch waited for DRAM
- * bandwidth as dpmu_mem_data does, also on an M line, except the accesses
- * this inline part has always served (aligned to a power-of-two size, in
- * a page whose L1 DTLB entry the hint finds), which never reported it on
- * an M line: their counts stay as they were. `page`: the call of
- * dpmu_mem_op_page, which serves none of those. `a` is in->addr. */
 /* The counts every data access within one line makes once, by write: the
  * block path keeps them in its summary, one of each per load or store step
  * (dpmu_ublock_create), added at delivery with the class events. An access
  * of a summed step that dpmu_mem_op's inline part does not serve counts
  * them in mem.c as any access does, so one of each is taken back
- * (dpmu_mem_unsum): the pending counts are only read at a delivery, after
+ * (dpmu_mem_op_out): the pending counts are only read at a delivery, after
  * the fold, and so are the same. The inline parts are always inlined:
  * `summed` and `write` are constants there, and a call would cost more
  * than the counts. */
@@ -636,29 +625,39 @@ static const uint8_t dpmu_mem_summed[2][DPMU_MEM_SUMMED] = {
 };
 _Static_assert(DPMU_UEV_COUNT <= 256, "dpmu_mem_summed holds an event in a byte");
 
-/* r, the wait of an access that went out of the inline part; for a
- * summed step its dpmu_mem_summed counts taken back. */
-static inline uint32_t dpmu_mem_unsum(struct dpmu_ucore *c, bool write, bool summed, uint32_t r)
+/* A call out of the inline part: dpmu_mem_op_slow, _page or _line, which
+ * read the work clock and count an access's dpmu_mem_summed counts. For a
+ * summed step the block path has not stored its clock (it stores it only
+ * where something reads it: here, clk) and holds those counts already, so
+ * one of each is taken back. The per-instruction path (not summed) has
+ * stored its clock. Always inlined, so `op` is a direct call. */
+typedef uint32_t dpmu_mem_op_fn(struct dpmu_uarch *u, struct dpmu_ucore *c,
+				const struct dpmu_insn *in, bool write, uint32_t *bw_wait);
+static inline __attribute__((always_inline)) uint32_t
+dpmu_mem_op_out(dpmu_mem_op_fn *op, struct dpmu_uarch *u, struct dpmu_ucore *c,
+		const struct dpmu_insn *in, bool write, uint32_t *bw_wait, bool summed, uint64_t clk)
 {
+	if (summed)
+		c->work_milli = clk;
+	uint32_t r = op(u, c, in, write, bw_wait);
 	if (summed)
 		for (unsigned e = 0; e < DPMU_MEM_SUMMED; e++)
 			c->pend[dpmu_mem_summed[write][e]]--;
 	return r;
 }
 
-/* c, its work clock set to clk for a call out of the inline part if the
- * access is a summed step: the block path stores the clock only where
- * something reads it (the paths out of line read it); the per-instruction
- * path has stored it. */
-static inline struct dpmu_ucore *dpmu_mem_out(struct dpmu_ucore *c, bool summed, uint64_t clk)
-{
-	if (summed)
-		c->work_milli = clk;
-	return c;
-}
-
-/* dpmu_mem_op_l1d, for a summed step (the block path, its clock clk) or
- * not. */
+/* dpmu_mem_op's L1D part: an access within one line whose UNALIGNED_*
+ * event (if any) is counted, in the page of the previous access
+ * (c->last_dvpn: its L1 DTLB lookup is made, not yet counted). The L1D
+ * line its hint finds in a state that needs no change beyond E -> M is
+ * served here, as dpmu_mem_data would; anything else goes to
+ * dpmu_mem_op_line. A store reports what a prefetch waited for DRAM
+ * bandwidth as dpmu_mem_data does, also on an M line, except the accesses
+ * this inline part has always served (aligned to a power-of-two size, in
+ * a page whose L1 DTLB entry the hint finds), which never reported it on
+ * an M line: their counts stay as they were. `page`: the call of
+ * dpmu_mem_op_page, which serves none of those. `a` is in->addr. For a
+ * summed step (the block path) at work clock clk, or not. */
 static inline __attribute__((always_inline)) uint32_t
 dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 		   uint64_t a, bool write, uint32_t *bw_wait, bool page, bool summed, uint64_t clk)
@@ -668,14 +667,10 @@ dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu
 	uint32_t h = s->hint[blk & s->hint_mask];
 	/* An address's block: a matching tag is a valid line. */
 	if (s->tag[h] != blk)
-		return dpmu_mem_unsum(c, write, summed,
-				      dpmu_mem_op_line(u, dpmu_mem_out(c, summed, clk), in, write,
-						       bw_wait));
+		return dpmu_mem_op_out(dpmu_mem_op_line, u, c, in, write, bw_wait, summed, clk);
 	uint8_t st = write ? s->state[h] : DPMU_LINE_E;
 	if (st < DPMU_LINE_E)
-		return dpmu_mem_unsum(c, write, summed,
-				      dpmu_mem_op_line(u, dpmu_mem_out(c, summed, clk), in, write,
-						       bw_wait));
+		return dpmu_mem_op_out(dpmu_mem_op_line, u, c, in, write, bw_wait, summed, clk);
 	if (write) {
 		s->state[h] = DPMU_LINE_M; /* E -> M stays in the L1D (the L2 owns it) */
 		c->pend[DPMU_UEV_L1D_CACHE_WR]++;
@@ -698,7 +693,9 @@ dpmu_mem_op_l1d_in(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu
 		uint64_t pf = dpmu_stride_train(c->l1d.pf, in->pc, blk);
 		if (pf) {
 			c->dram_wait = 0;
-			dpmu_mem_l1d_prefetch(u, dpmu_mem_out(c, summed, clk), in->pc, pf);
+			if (summed)
+				c->work_milli = clk; /* the prefetch reads the clock */
+			dpmu_mem_l1d_prefetch(u, c, in->pc, pf);
 			/* What the prefetch waited for DRAM bandwidth is the
 			 * store's wait where dpmu_mem_data would see it: when
 			 * the store changed the line's state (E -> M), or when
@@ -754,9 +751,7 @@ dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *
 		 * and size 0 (one byte) at a line's first byte (a + m is the
 		 * byte before) differ there and take the slow path. */
 		if (((a + m) ^ a) & s->above_block)
-			return dpmu_mem_unsum(c, write, summed,
-					      dpmu_mem_op_slow(u, dpmu_mem_out(c, summed, clk), in,
-							       write, bw_wait));
+			return dpmu_mem_op_out(dpmu_mem_op_slow, u, c, in, write, bw_wait, summed, clk);
 		/* Within a line, a power-of-two size here is not a multiple
 		 * of its size: UNALIGNED_* as dpmu_mem_op_slow counts it
 		 * (size 0 is a byte, never unaligned; nor is a size that is
@@ -774,9 +769,7 @@ dpmu_mem_op(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *
 		struct dpmu_uset *t = &c->dtlb;
 		uint32_t th = t->hint[vpn & t->hint_mask];
 		if (t->tag[th] != vpn) /* an address's page: a match is valid */
-			return dpmu_mem_unsum(c, write, summed,
-					      dpmu_mem_op_page(u, dpmu_mem_out(c, summed, clk), in,
-							       write, bw_wait));
+			return dpmu_mem_op_out(dpmu_mem_op_page, u, c, in, write, bw_wait, summed, clk);
 		c->last_dvpn = vpn + 1;
 		t->stamp[th] = ++t->clock; /* TLBs are LRU (tlb_init, docs/events.md) */
 	}

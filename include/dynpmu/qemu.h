@@ -51,7 +51,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 /* ---- wire format ------------------------------------------------------------ */
 
 #define DPMU_QEMU_MAGIC 0x31554d4551554d50ull /* "PMUQEMU1" */
-#define DPMU_QEMU_VERSION 1u
+#define DPMU_QEMU_VERSION 2u
 #define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
 #define DPMU_QEMU_RING_SLOTS 4096u
 #define DPMU_QEMU_MAX_BLOCKS (1u << 20)   /* translated blocks in one run */
@@ -105,6 +105,10 @@ struct dpmu_qemu_shm {
 	uint32_t pad;
 	uint64_t start_code, end_code, entry_code;
 	char errmsg[256];
+	/* Nonzero while vCPU i's thread is in a system call that waits for
+	 * another thread or for time (a futex wait, a sleep, a poll), stored
+	 * after everything the thread staged was published (release). */
+	_Atomic uint32_t waiting[DPMU_QEMU_MAX_VCPUS];
 };
 
 /* Bytes of the whole shared region. */
@@ -145,6 +149,18 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
  * each core retired. */
 int dpmu_qemu_wait_status(const struct dpmu_backend *b);
 uint64_t dpmu_qemu_insns(const struct dpmu_backend *b, unsigned core);
+
+/* What the scheduler that interleaves the vCPUs did in a run
+ * (docs/frontend.md "Threads and interleaving"). */
+struct dpmu_qemu_sched_stats {
+	uint64_t turns;         /* turns given, one vCPU's quantum each */
+	/* vCPUs set aside without words: at once in a system call that waits
+	 * (futex, sleep, poll: shm->waiting), after 2 ms in another system
+	 * call, after 50 ms outside one (a preempted host thread) */
+	uint64_t aside_waiting, aside_syscall, aside_running;
+	uint64_t wait_ns;       /* host time spent waiting for a laggard's words */
+};
+void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);
 
 /* The exit status dynpmu should exit with: the program's, or 128 + signal. */
 int dpmu_qemu_exit_code(const struct dpmu_backend *b);

@@ -189,7 +189,9 @@ struct qemu_be {
 	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words */
 	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
+	bool lag_blocked;                   /* ... which was in a waiting system call */
 	struct timespec lag_since;
+	struct dpmu_qemu_sched_stats sched; /* what the scheduler did (stat -v) */
 	uint64_t quantum;                   /* instructions a vCPU runs per turn (at least a block) */
 	uint64_t period_ns, next_ns, since_check;
 	struct dpmu_backend_irq_cache irq; /* the interrupt lines, asked at every check */
@@ -615,12 +617,31 @@ static void region_word(struct vstream *v, uint64_t w)
 /* How long a laggard without words is waited for: briefly when its last
  * block ends in a system call (a futex wait or exit may never return while
  * the others run), long when it is in the middle of its code (the host has
- * only preempted its thread: it will produce). */
+ * only preempted its thread: it will produce). The plugin publishes all a
+ * thread has staged before each system call, so a thread blocked in the
+ * kernel always shows its SVC block. */
 #define QEMU_LAG_WAIT_SYSCALL_NS 2000000ll
 #define QEMU_LAG_WAIT_RUNNABLE_NS 50000000ll
 /* the longest turn DPMU_QEMU_QUANTUM may ask for */
 #define QEMU_QUANTUM_MAX DPMU_UARCH_BATCH_MAX
 #define QEMU_CHECK_INSNS DPMU_UARCH_BATCH_DEFAULT /* timer / interrupt check period */
+
+static long long elapsed_ns(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1000000000ll + (b.tv_nsec - a->tv_nsec);
+}
+
+/* The scheduler stops waiting for the laggard: its words came, or it is
+ * set aside. */
+static void lag_end(struct qemu_be *q)
+{
+	if (q->lag_wait < 0)
+		return;
+	q->sched.wait_ns += (uint64_t)elapsed_ns(&q->lag_since);
+	q->lag_wait = -1;
+}
 
 static size_t wq_len(const struct wqueue *w)
 {
@@ -734,7 +755,7 @@ static size_t collect(struct qemu_be *q)
 		q->started[i] = true;
 		q->idle[i] = false;
 		if (q->lag_wait == (int)i)
-			q->lag_wait = -1;
+			lag_end(q);
 	}
 	return total;
 }
@@ -1028,13 +1049,6 @@ static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
 	return v->open && (q->tmpl[v->blk->first + v->blk->n - 1].flags & DPMU_IC_SVC) != 0;
 }
 
-static long long elapsed_ns(const struct timespec *a)
-{
-	struct timespec b;
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (b.tv_sec - a->tv_sec) * 1000000000ll + (b.tv_nsec - a->tv_nsec);
-}
-
 /* After a turn of n instructions: every QEMU_CHECK_INSNS, the monitor's
  * tick when one is due. inline: it runs after every turn; the check itself
  * is rare (decode's solo loop does the same in line). */
@@ -1086,7 +1100,7 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	struct vstream *v = &q->vs[i];
 	struct wqueue *w = &q->wq[i];
 	if (wq_len(w))
-		q->lag_wait = -1;
+		lag_end(q);
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
 	size_t turns = 0;
 	if (wq_len(w) && !q->run_rc)
@@ -1120,23 +1134,36 @@ static size_t schedule(struct qemu_be *q)
 				continue;
 			}
 			if (q->lag_wait != best) {
+				/* the flag is read before the next collect(): what the
+				 * thread published before its call is in the queue by
+				 * the next pass, if it has nothing, it is blocked */
 				q->lag_wait = best;
+				q->lag_blocked = atomic_load_explicit(&q->shm->waiting[best],
+								      memory_order_acquire) != 0;
 				clock_gettime(CLOCK_MONOTONIC, &q->lag_since);
 				break;
 			}
-			if (elapsed_ns(&q->lag_since) < (in_syscall(q, &q->vs[best])
-								 ? QEMU_LAG_WAIT_SYSCALL_NS
-								 : QEMU_LAG_WAIT_RUNNABLE_NS))
+			bool sys = in_syscall(q, &q->vs[best]);
+			if (!q->lag_blocked &&
+			    elapsed_ns(&q->lag_since) <
+				    (sys ? QEMU_LAG_WAIT_SYSCALL_NS : QEMU_LAG_WAIT_RUNNABLE_NS))
 				break;
 			q->idle[best] = true;
-			q->lag_wait = -1;
+			if (q->lag_blocked)
+				q->sched.aside_waiting++;
+			else if (sys)
+				q->sched.aside_syscall++;
+			else
+				q->sched.aside_running++;
+			lag_end(q);
 			continue;
 		}
-		q->lag_wait = -1;
+		lag_end(q);
 		uint64_t n = turn(q, (unsigned)best);
 		turns++;
 		after_turn(q, n);
 	}
+	q->sched.turns += turns;
 	return turns;
 }
 
@@ -1655,6 +1682,11 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 int dpmu_qemu_wait_status(const struct dpmu_backend *b)
 {
 	return ((const struct qemu_be *)b)->status;
+}
+
+void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out)
+{
+	*out = ((const struct qemu_be *)b)->sched;
 }
 
 uint64_t dpmu_qemu_insns(const struct dpmu_backend *b, unsigned core)

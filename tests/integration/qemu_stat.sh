@@ -2,7 +2,8 @@
 # dynpmu stat -- PROGRAM end to end (docs/frontend.md): exact INST_RETIRED
 # against an independent count, determinism, a dynamic program with its
 # sysroot, each bad input's message, a crashing guest, stdin/stdout/exit
-# status pass-through, --by-symbol, regions, a multi-threaded guest.
+# status pass-through, --by-symbol, regions, a multi-threaded guest, a
+# thread blocked in a futex wait.
 # Run by tests/integration/CMakeLists.txt with DYNPMU and DPMU_SOURCE_DIR set;
 # the plugin sits next to dynpmu; guests come from the build
 # (tests/integration/qemu_guests) or are cross-compiled here.
@@ -150,5 +151,25 @@ busy=$(awk -F, '$4 == "INST_RETIRED" && $2 > 0' "$T/t.csv" | wc -l)
 [ $rc -eq 0 ] && [ "$(cat "$T/o")" = 40000 ] && [ "$busy" -ge 2 ] &&
 	pass "threads_run_on_their_own_cores ($busy cores busy)" ||
 	fail "threads_run_on_their_own_cores: rc $rc, $(cat "$T/t.csv")"
+
+# 11. a thread blocked in a futex wait is set aside at once: the plugin
+# publishes its words and marks the wait at the system call, so the
+# scheduler never takes it for a preempted thread (the 50 ms wait). Each of
+# pingpong's 12 hand-offs leaves one thread in pthread_cond_wait while the
+# other runs long enough for its ring to fill.
+"$DYNPMU" stat -v -x, -e INST_RETIRED -o "$T/pp.csv" -- "$G/guest" pingpong 6 >"$T/o" 2>"$T/pp.err"; rc=$?
+sched=$(grep '^dynpmu stat: scheduler:' "$T/pp.err")
+waiting=$(echo "$sched" | sed -n 's/.*words: \([0-9]*\) waiting.*/\1/p')
+outside=$(echo "$sched" | sed -n 's/.*call, \([0-9]*\) outside one.*/\1/p')
+# a preempted host thread on a loaded machine may still show as "outside"
+[ $rc -eq 0 ] && [ "$(cat "$T/o")" = 6 ] && [ "${waiting:-0}" -ge 6 ] && [ "${outside:-99}" -le 2 ] &&
+	pass "blocked_thread_is_set_aside_at_once ($sched)" ||
+	fail "blocked_thread_is_set_aside_at_once: rc $rc, out $(cat "$T/o"), $(cat "$T/pp.err")"
+# -v adds its line on stderr and leaves the report as it was
+"$DYNPMU" stat -v -x, -e INST_RETIRED -o "$T/pv.csv" -- "$G/guest" work 1000 >/dev/null 2>"$T/pv.err"
+"$DYNPMU" stat -x, -e INST_RETIRED -o "$T/pn.csv" -- "$G/guest" work 1000 >/dev/null 2>/dev/null
+[ "$(grep -c scheduler: "$T/pv.err")" = 1 ] && cmp -s "$T/pv.csv" "$T/pn.csv" &&
+	pass "verbose_adds_one_line_on_stderr" ||
+	fail "verbose_adds_one_line_on_stderr: $(cat "$T/pv.err")"
 
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

@@ -47,6 +47,8 @@ static void stat_usage(FILE *out)
 		"  --cpus LIST      cores guest threads may run on (0-3,6)\n"
 		"  --place P        big, little or spread (default): which cores threads take\n"
 		"  --by-symbol      counts per function\n"
+		"  -v, --verbose    after a program's run, how its threads were interleaved:\n"
+		"                   turns, threads set aside without words, host time waited\n"
 		"  --long           64-bit counts: CHAIN pairs on 32-bit PMUs\n"
 		"  --mux-interval MS  rotation period when events outnumber counters, in\n"
 		"                   simulated ms (default 0.004: perf's 4 ms scaled to the replay)\n"
@@ -102,13 +104,14 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		{"metrics", required_argument, NULL, 'M'},
 		{"json", no_argument, NULL, 'J'},
 		{"svg", required_argument, NULL, 'G'},
+		{"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:Ax:ho:I:M:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:Ax:ho:I:M:v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->trace = optarg;
@@ -145,6 +148,9 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 			break;
 		case 'S':
 			o->by_symbol = true;
+			break;
+		case 'v':
+			o->verbose = true;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -446,6 +452,22 @@ void dpmu_stat_run_free(struct dpmu_stat_run *r)
 	r->ev = NULL;
 }
 
+/* -v: what the qemu backend's scheduler did (docs/frontend.md "Threads and
+ * interleaving"), on stderr whatever -o says: it is about the run, not the
+ * counts. */
+static void print_sched(const struct dpmu_backend *b)
+{
+	struct dpmu_qemu_sched_stats st;
+	dpmu_qemu_sched_stats(b, &st);
+	fprintf(stderr,
+		"dynpmu stat: scheduler: %llu turns; set aside without words: %llu waiting "
+		"(futex, sleep, poll), %llu in another system call, %llu outside one; %.1f ms "
+		"waited for words\n",
+		(unsigned long long)st.turns, (unsigned long long)st.aside_waiting,
+		(unsigned long long)st.aside_syscall,
+		(unsigned long long)st.aside_running, (double)st.wait_ns / 1e6);
+}
+
 int dpmu_cmd_stat(int argc, char **argv)
 {
 	struct dpmu_stat_opts o;
@@ -471,6 +493,8 @@ int dpmu_cmd_stat(int argc, char **argv)
 		status = DPMU_EXIT_FAIL;
 	} else {
 		status = o.prog_argv ? dpmu_qemu_exit_code(r.b) : DPMU_EXIT_OK;
+		if (o.verbose && o.prog_argv)
+			print_sched(r.b);
 	}
 	dpmu_stat_run_free(&r);
 	if (out != stdout && out != stderr && fclose(out) && status == DPMU_EXIT_OK)

@@ -275,6 +275,8 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 		fail("more guest threads at once than dynpmu has rings (64)");
 		return;
 	}
+	/* a reused index: its last thread may have died in a waiting call */
+	atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
 	uint32_t seen = atomic_load(&pl.shm->vcpus_seen);
 	while (seen < vcpu_index + 1 &&
 	       !atomic_compare_exchange_weak(&pl.shm->vcpus_seen, &seen, vcpu_index + 1))
@@ -291,6 +293,65 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
 	struct vcpu *v = &pl.vcpu[vcpu_index];
 	push(v);
 	dpmu_ring_flush(v->ring);
+}
+
+/* aarch64 Linux system calls that wait for another thread, a signal or
+ * time (asm-generic/unistd.h numbers; futex only for its waiting ops). */
+#define SYS_FUTEX 98
+static const int64_t waiting_syscalls[] = {
+	22,  /* epoll_pwait */
+	72,  /* pselect6 */
+	73,  /* ppoll */
+	95,  /* waitid */
+	101, /* nanosleep */
+	115, /* clock_nanosleep */
+	133, /* rt_sigsuspend */
+	137, /* rt_sigtimedwait */
+	260, /* wait4 */
+	441, /* epoll_pwait2 */
+	449, /* futex_waitv */
+};
+
+static bool syscall_waits(int64_t num, uint64_t a2)
+{
+	if (num == SYS_FUTEX) {
+		/* the op without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME
+		 * (256): WAIT 0, LOCK_PI 6, WAIT_BITSET 9, WAIT_REQUEUE_PI 11,
+		 * LOCK_PI2 13 */
+		uint64_t cmd = a2 & ~(uint64_t)(128 | 256);
+		return cmd == 0 || cmd == 6 || cmd == 9 || cmd == 11 || cmd == 13;
+	}
+	for (size_t i = 0; i < sizeof waiting_syscalls / sizeof waiting_syscalls[0]; i++)
+		if (waiting_syscalls[i] == num)
+			return true;
+	return false;
+}
+
+/* A system call: what the thread staged goes out first, so a thread
+ * blocked in the kernel has published all its words and its last block
+ * ends in SVC; one that waits for another thread or for time says so
+ * (shm->waiting), and dynpmu sets it aside at once instead of waiting for
+ * words that only another thread's progress brings (src/backend/qemu.c
+ * "scheduling"). */
+static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, uint64_t a1,
+		       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
+		       uint64_t a8)
+{
+	(void)id, (void)a1, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+	struct vcpu *v = vcpu_of(vcpu_index);
+	if (!v)
+		return;
+	push(v);
+	dpmu_ring_flush(v->ring);
+	if (syscall_waits(num, a2))
+		atomic_store_explicit(&pl.shm->waiting[vcpu_index], 1u, memory_order_release);
+}
+
+static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, int64_t ret)
+{
+	(void)id, (void)num, (void)ret;
+	if (vcpu_index < DPMU_QEMU_MAX_VCPUS)
+		atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
 }
 
 /* The program ends (exit_group, or a signal that kills it): publish every
@@ -391,6 +452,8 @@ DPMU_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
 	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
 	qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+	qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+	qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
 	qemu_plugin_register_atexit_cb(id, on_prog_exit, NULL);
 	return 0;
 }

@@ -3,10 +3,13 @@
  *   crash        a load from address 0 (SIGSEGV)
  *   regions      two entries of region "outer", each with "inner" nested
  *   threads      two threads incrementing a shared counter with atomics
+ *   pingpong N   two threads handing a turn back and forth N times (each
+ *                waits in a futex for the other), prints N
  *   work N       N iterations of work() (for --by-symbol and determinism) */
 #include <ctype.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,29 @@ __attribute__((noinline, noipa)) static long work(long n)
 	for (long i = 0; i < n; i++)
 		s += (i * 7) ^ (s >> 3);
 	return s;
+}
+
+static pthread_mutex_t pp_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pp_cond = PTHREAD_COND_INITIALIZER;
+static long pp_turn, pp_rounds;
+
+/* Thread `me` (0 or 1) takes every other turn. */
+static void *pingpong(void *arg)
+{
+	long me = (long)(intptr_t)arg, done = 0;
+	pthread_mutex_lock(&pp_lock);
+	while (pp_turn < 2 * pp_rounds) {
+		if (pp_turn % 2 == me) {
+			sink = work(400000);
+			pp_turn++;
+			done++;
+			pthread_cond_signal(&pp_cond);
+		} else {
+			pthread_cond_wait(&pp_cond, &pp_lock);
+		}
+	}
+	pthread_mutex_unlock(&pp_lock);
+	return (void *)(intptr_t)done;
 }
 
 static void *bump(void *arg)
@@ -67,6 +93,15 @@ int main(int argc, char **argv)
 		return shared == 40000 ? 0 : 1;
 	}
 	long n = argc > 2 ? atol(argv[2]) : 10000;
+	if (!strcmp(mode, "pingpong")) {
+		pp_rounds = n;
+		pthread_t t;
+		pthread_create(&t, NULL, pingpong, (void *)(intptr_t)1);
+		void *mine = pingpong((void *)(intptr_t)0), *theirs;
+		pthread_join(t, &theirs);
+		printf("%ld\n", (long)(intptr_t)mine);
+		return (intptr_t)mine == n && (intptr_t)theirs == n ? 0 : 1;
+	}
 	printf("%ld\n", work(n));
 	return 0;
 }

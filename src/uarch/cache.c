@@ -180,13 +180,8 @@ int dpmu_uset_init(struct dpmu_uset *s, const char *what, uint64_t size, uint32_
 		hn <<= 1;
 	s->hint_mask = (uint32_t)(hn - 1);
 	s->hint = calloc(hn, sizeof *s->hint);
-	if (ways >= DPMU_USET_HINT2_WAYS) {
-		s->hint2 = calloc(hn, sizeof *s->hint2);
-		s->held2 = calloc(hn, sizeof *s->held2);
-	}
 	if (!s->tag || !s->state || !s->stamp || !s->mru || !s->hint || !s->fp ||
-	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run) ||
-	    (ways >= DPMU_USET_HINT2_WAYS && (!s->hint2 || !s->held2))) {
+	    (repl == DPMU_REPL_PLRU && !s->mark) || (repl == DPMU_REPL_LRU && !s->run)) {
 		dpmu_uset_free(s);
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for %zu blocks", what, n);
 	}
@@ -203,6 +198,20 @@ void dpmu_uset_hint_one(struct dpmu_uset *s)
 		s->hint = h; /* else the old array serves: its first slot is the hint */
 	s->hint[0] = 0;
 	s->hint_mask = 0;
+}
+
+int dpmu_uset_hint_two(struct dpmu_uset *s, const char *what, struct dpmu_err *err)
+{
+	size_t hn = (size_t)s->hint_mask + 1;
+	s->hint2 = calloc(hn, sizeof *s->hint2);
+	s->held2 = calloc(hn, sizeof *s->held2);
+	if (s->hint2 && s->held2)
+		return 0;
+	free(s->hint2);
+	free(s->held2);
+	s->hint2 = NULL;
+	s->held2 = NULL;
+	return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory for its second hint", what);
 }
 
 void dpmu_uset_free(struct dpmu_uset *s)
@@ -354,8 +363,11 @@ static int search(const struct dpmu_uset *s, uint64_t blk)
 
 int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk)
 {
-	if (!s->hint2)
-		return search(s, blk);
+	return search(s, blk);
+}
+
+int dpmu_uset_search_learn(struct dpmu_uset *s, uint64_t blk)
+{
 	uint32_t *h2 = &s->hint2[dpmu_uset_hint2_slot(s, blk)];
 	if (s->tag[*h2] == blk && s->state[*h2])
 		return (int)*h2;

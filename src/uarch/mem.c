@@ -707,8 +707,8 @@ static void tlb_fill(struct dpmu_uset *t, uint64_t vpn)
 /* The slot of page `vpn` in the L1 TLB `t` whose first hint missed, or -1:
  * none when no page the TLB holds takes the page's slot of the second
  * hint, the slot that hint names when it holds the page (the check of
- * dpmu_uset_search, inline), else dpmu_uset_search. */
-static inline int tlb_search(const struct dpmu_uset *t, uint64_t vpn)
+ * dpmu_uset_search_learn, inline), else dpmu_uset_search_learn. */
+static inline int tlb_search(struct dpmu_uset *t, uint64_t vpn)
 {
 	if (t->held2) {
 		uint32_t k = dpmu_uset_hint2_slot(t, vpn);
@@ -717,6 +717,7 @@ static inline int tlb_search(const struct dpmu_uset *t, uint64_t vpn)
 		uint32_t h = t->hint2[k];
 		if (t->tag[h] == vpn) /* a page: a match is valid */
 			return (int)h;
+		return dpmu_uset_search_learn(t, vpn);
 	}
 	return dpmu_uset_search(t, vpn);
 }

@@ -72,8 +72,10 @@ static void cache_free(struct dpmu_ucache *ch)
 	ch->pf = NULL;
 }
 
+/* l1: an L1 TLB, looked up through mem.c's tlb_lookup, which keeps a wide
+ * one's second hint. */
 static int tlb_init(struct dpmu_uset *t, const char *who, const char *level,
-		    const struct dpmu_tlb_params *p, uint32_t page, uint64_t seed,
+		    const struct dpmu_tlb_params *p, uint32_t page, uint64_t seed, bool l1,
 		    struct dpmu_err *err)
 {
 	char what[256];
@@ -83,8 +85,11 @@ static int tlb_init(struct dpmu_uset *t, const char *who, const char *level,
 	uint32_t ways = p->ways ? p->ways : p->entries;
 	if (ways > 64 && ways == p->entries)
 		ways = 64; /* a large fully-associative TLB: 64-way is as good */
-	return dpmu_uset_init(t, what, (uint64_t)p->entries * page, ways, page, DPMU_REPL_LRU,
-			      seed, err);
+	int rc = dpmu_uset_init(t, what, (uint64_t)p->entries * page, ways, page, DPMU_REPL_LRU,
+				seed, err);
+	if (!rc && l1 && ways >= DPMU_USET_HINT2_WAYS && (rc = dpmu_uset_hint_two(t, what, err)))
+		dpmu_uset_free(t);
+	return rc;
 }
 
 static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, unsigned cl,
@@ -117,9 +122,12 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 	if ((rc = cache_init(&c->l1i, who, "l1i", &t->l1i, seed + 1, err)) ||
 	    (rc = cache_init(&c->l1d, who, "l1d", &t->l1d, seed + 2, err)) ||
 	    (rc = cache_init(&c->l2, who, "l2", &t->l2, seed + 3, err)) ||
-	    (rc = tlb_init(&c->itlb, who, "l1i TLB", &t->l1itlb, t->page_size, seed + 4, err)) ||
-	    (rc = tlb_init(&c->dtlb, who, "l1d TLB", &t->l1dtlb, t->page_size, seed + 5, err)) ||
-	    (rc = tlb_init(&c->l2tlb, who, "l2 TLB", &t->l2tlb, t->page_size, seed + 6, err)))
+	    (rc = tlb_init(&c->itlb, who, "l1i TLB", &t->l1itlb, t->page_size, seed + 4, true,
+			   err)) ||
+	    (rc = tlb_init(&c->dtlb, who, "l1d TLB", &t->l1dtlb, t->page_size, seed + 5, true,
+			   err)) ||
+	    (rc = tlb_init(&c->l2tlb, who, "l2 TLB", &t->l2tlb, t->page_size, seed + 6, false,
+			   err)))
 		return rc;
 	if ((rc = dpmu_bpred_init(&c->bp, &t->bp, err)) != 0) {
 		char msg[DPMU_ERRMSG_MAX];

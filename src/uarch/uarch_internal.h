@@ -179,14 +179,13 @@ struct dpmu_uset {
 	struct dpmu_lru_run *run;  /* LRU only, [sets] (else NULL) */
 	bool lru_vector;           /* LRU: victims by the vector scan (cache.c), not the run */
 	uint64_t rng;              /* xorshift64 state (random replacement) */
-	/* Sets of DPMU_USET_HINT2_WAYS ways or more (the fully-associative
-	 * L1 TLBs), else NULL: a second hint, [hint_mask + 1], on a hash of
-	 * the whole block number, that dpmu_uset_search asks before it reads
-	 * the set. Blocks the first hint's low bits confuse (pages 4 MiB
-	 * apart for a 1024-slot TLB hint) rarely share a slot here too. It
-	 * learns a block's slot where a search had to read the set for it
-	 * and where a TLB fill puts it (mem.c), not at every touch or
-	 * victim: the caches' touches and fills stay as they are. */
+	/* A wide L1 TLB's (dpmu_uset_hint_two), else NULL: a second hint,
+	 * [hint_mask + 1], on a hash of the whole block number, that
+	 * dpmu_uset_search_learn asks before it reads the set. Blocks the
+	 * first hint's low bits confuse (pages 4 MiB apart for a 1024-slot
+	 * TLB hint) rarely share a slot here too. It learns a block's slot
+	 * where a search had to read the set for it and where a TLB fill puts
+	 * it (mem.c), not at every touch or victim. */
 	uint32_t *hint2;
 	/* With hint2: how many valid blocks take each of its slots. Kept by
 	 * the TLB fill (mem.c), the only change of a TLB's entries, and read
@@ -195,9 +194,9 @@ struct dpmu_uset {
 	uint32_t *held2;
 };
 
-/* Ways from which a set's search (a call and up to four 16-byte compares,
- * then tags) is worth a second hint and its slot counts: two more words
- * per slot of the first hint, 8 KiB for a 48-way TLB's 1024. */
+/* Ways from which a TLB set's search (a call and up to four 16-byte
+ * compares, then tags) is worth a second hint and its slot counts: two
+ * more words per slot of the first hint, 8 KiB for a 48-way TLB's 1024. */
 #define DPMU_USET_HINT2_WAYS 32
 
 /* The tag of an invalid slot. Blocks are at least 2 bytes, so no block
@@ -214,6 +213,9 @@ void dpmu_uset_free(struct dpmu_uset *s);
  * wherever a generic lookup reads it, instead of one word per block that
  * nothing reads. */
 void dpmu_uset_hint_one(struct dpmu_uset *s);
+/* For an L1 TLB of DPMU_USET_HINT2_WAYS ways or more, which mem.c's TLB
+ * code keeps: the second hint and its slot counts (hint2, held2). */
+int dpmu_uset_hint_two(struct dpmu_uset *s, const char *what, struct dpmu_err *err);
 
 static inline uint32_t dpmu_uset_index(const struct dpmu_uset *s, uint64_t blk)
 {
@@ -237,11 +239,14 @@ static inline uint32_t dpmu_uset_hint2_slot(const struct dpmu_uset *s, uint64_t 
 	return (uint32_t)((blk * 0x9e3779b97f4a7c15ull) >> 32) & s->hint_mask;
 }
 
-/* The slot of `blk` in its set, or -1 (dpmu_uset_find without the first
- * hint): the second hint's slot when it holds the block, else the search
- * of the set, which the second hint then learns. A block is in at most
- * one way, so the answer is the same. */
+/* The slot of `blk` in its set, or -1: the search of the set
+ * (dpmu_uset_find without the hint). */
 int dpmu_uset_search(const struct dpmu_uset *s, uint64_t blk);
+/* The same for an array with a second hint (dpmu_uset_hint_two): the
+ * second hint's slot when it holds the block, else the search, which the
+ * second hint then learns. A block is in at most one way, so the answer
+ * is the same. */
+int dpmu_uset_search_learn(struct dpmu_uset *s, uint64_t blk);
 
 /* dpmu_uset_search inline for a set of 16 ways (the DSU L3 and the snoop
  * filter of the shipped profiles: a hot caller saves the call and the

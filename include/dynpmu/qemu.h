@@ -158,7 +158,7 @@ struct dpmu_qemu_sched_stats {
 	 * (futex, sleep, poll: shm->waiting), after 2 ms in another system
 	 * call, after 50 ms outside one (a preempted host thread) */
 	uint64_t aside_waiting, aside_syscall, aside_running;
-	uint64_t wait_ns;       /* host time spent waiting for a laggard's words */
+	uint64_t idle_ns;       /* host time dynpmu slept with nothing to run */
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);
 

@@ -633,16 +633,6 @@ static long long elapsed_ns(const struct timespec *a)
 	return (b.tv_sec - a->tv_sec) * 1000000000ll + (b.tv_nsec - a->tv_nsec);
 }
 
-/* The scheduler stops waiting for the laggard: its words came, or it is
- * set aside. */
-static void lag_end(struct qemu_be *q)
-{
-	if (q->lag_wait < 0)
-		return;
-	q->sched.wait_ns += (uint64_t)elapsed_ns(&q->lag_since);
-	q->lag_wait = -1;
-}
-
 static size_t wq_len(const struct wqueue *w)
 {
 	return w->tail - w->head;
@@ -755,7 +745,7 @@ static size_t collect(struct qemu_be *q)
 		q->started[i] = true;
 		q->idle[i] = false;
 		if (q->lag_wait == (int)i)
-			lag_end(q);
+			q->lag_wait = -1;
 	}
 	return total;
 }
@@ -1100,7 +1090,7 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	struct vstream *v = &q->vs[i];
 	struct wqueue *w = &q->wq[i];
 	if (wq_len(w))
-		lag_end(q);
+		q->lag_wait = -1;
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
 	size_t turns = 0;
 	if (wq_len(w) && !q->run_rc)
@@ -1155,10 +1145,10 @@ static size_t schedule(struct qemu_be *q)
 				q->sched.aside_syscall++;
 			else
 				q->sched.aside_running++;
-			lag_end(q);
+			q->lag_wait = -1;
 			continue;
 		}
-		lag_end(q);
+		q->lag_wait = -1;
 		uint64_t n = turn(q, (unsigned)best);
 		turns++;
 		after_turn(q, n);
@@ -1276,8 +1266,10 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 				q->status = st;
 				continue; /* drain once more: qemu published before it went */
 			}
-			struct timespec ts = {0, idle < 100 ? 20000 : 200000};
+			struct timespec ts = {0, idle < 100 ? 20000 : 200000}, t0;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 			nanosleep(&ts, NULL);
+			q->sched.idle_ns += (uint64_t)elapsed_ns(&t0);
 			idle++;
 			continue;
 		}

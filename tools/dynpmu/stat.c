@@ -462,10 +462,10 @@ static void print_sched(const struct dpmu_backend *b)
 	fprintf(stderr,
 		"dynpmu stat: scheduler: %llu turns; set aside without words: %llu waiting "
 		"(futex, sleep, poll), %llu in another system call, %llu outside one; %.1f ms "
-		"waited for words\n",
+		"idle (nothing to run)\n",
 		(unsigned long long)st.turns, (unsigned long long)st.aside_waiting,
 		(unsigned long long)st.aside_syscall,
-		(unsigned long long)st.aside_running, (double)st.wait_ns / 1e6);
+		(unsigned long long)st.aside_running, (double)st.idle_ns / 1e6);
 }
 
 int dpmu_cmd_stat(int argc, char **argv)

@@ -638,23 +638,31 @@ static size_t wq_len(const struct wqueue *w)
 	return w->tail - w->head;
 }
 
-/* Room for n more words (compacting, then growing up to the cap). */
+/* Room for n more words (compacting, then growing up to the cap). The
+ * live words are moved over the consumed ones only when these are at
+ * least as many, so a word moves at most once for each word consumed
+ * before it: a queue far longer than what one collect() adds (a vCPU
+ * whose thread runs ahead while others take their turns) would otherwise
+ * be moved whole for every collect. Else the queue grows, consumed words
+ * included, and is full when that would pass QEMU_QUEUE_MAX: it then
+ * holds at least half as many live words. */
 static bool wq_reserve(struct wqueue *w, size_t n)
 {
 	if (w->tail + n <= w->cap)
 		return true;
 	size_t len = wq_len(w);
-	if (w->head) {
+	if (w->head && w->head >= len) {
 		memmove(w->w, w->w + w->head, len * sizeof *w->w);
 		w->head = 0;
 		w->tail = len;
 		if (len + n <= w->cap)
 			return true;
 	}
-	if (len + n > QEMU_QUEUE_MAX)
+	size_t need = w->tail + n;
+	if (need > QEMU_QUEUE_MAX)
 		return false;
 	size_t ncap = w->cap ? w->cap * 2 : 4096;
-	while (ncap < len + n)
+	while (ncap < need)
 		ncap *= 2;
 	uint64_t *nw = realloc(w->w, (ncap + 1) * sizeof *nw);
 	if (!nw)

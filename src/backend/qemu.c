@@ -63,6 +63,7 @@ struct symstat {
 struct vstream {
 	unsigned core;
 	bool open;          /* a block entry is pending its addresses */
+	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	const struct bdec *blk; /* the open block's, classified (block_first) */
 	/* the open block's addresses: the indices of the instructions that
 	 * made one, in the order they ran, and the address (the first access)
@@ -851,21 +852,29 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 		chk_end = -chk_base >= QEMU_CHECK_INSNS ? 0 : chk_base + QEMU_CHECK_INSNS;
 	/* The open block (bdec_none when there is none) and the addresses
 	 * accepted (na); in the fast mode, where its expected tags are (ep).
-	 * A block open from an earlier call resumes in the checked mode: v
-	 * holds its state so. */
+	 * A block open from an earlier call resumes in the mode it was left
+	 * in (a turn of the general loop ends just after its next block
+	 * opened, in the fast mode): v holds its state so. */
 	const struct bdec *cur = v->open ? v->blk : &bdec_none;
 	uint32_t na = 0, next = 0;
 	const struct bdec *b;
+	const uint32_t *ep;
 	uint64_t x;
 	if (v->open) {
 		na = v->na;
 		next = v->next;
+		if (!solo && v->open_fast) {
+			ep = cur->exp + na;
+			goto fast_resume;
+		}
 		we = w->w + w->tail;
 		aidx = STREAM_AIDX(v->abyidx);
 		goto checked;
 	}
 fast:
-	for (const uint32_t *ep = cur->exp;;) {
+	ep = cur->exp;
+fast_resume:
+	for (;;) {
 		uint64_t *const aby = v->abyidx;
 		x = *wp++;
 		if (x >> DPMU_QEMU_TAG_SHIFT != *ep) {
@@ -884,6 +893,8 @@ fast:
 				 * in the loop: no register or spill kept for it
 				 * across the engine's call */
 				next = cur != &bdec_none ? exp_to_aidx(aidx, cur->exp, na) : 0;
+				if (!solo)
+					v->open_fast = true;
 				goto out;
 			}
 			next = exp_to_aidx(aidx, cur->exp, na);
@@ -925,6 +936,8 @@ checked:
 			region_word(v, x);
 		}
 	}
+	if (!solo)
+		v->open_fast = false;
 	goto out;
 run_fast:
 	/* The common case: every access made, so every instruction retired;
@@ -968,7 +981,9 @@ opened:
 turn_done:
 	nturns++;
 	if (!solo) {
+		/* the block just opened: none of its words taken yet */
 		na = next = 0;
+		v->open_fast = true;
 		goto out;
 	}
 	if (ran >= chk_end) {
@@ -987,6 +1002,10 @@ turn_done:
 		turn_end = ran + quantum;
 	goto fast;
 out:
+	/* solo resumes its open block in the checked mode, always right;
+	 * only the general loop's turns keep the mode (open_fast) */
+	if (solo)
+		v->open_fast = false;
 	retired(q, v, ran - flushed);
 	v->open = cur != &bdec_none;
 	if (v->open) {

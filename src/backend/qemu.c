@@ -62,6 +62,7 @@ struct symstat {
 /* What a vCPU's stream decoder holds between words. */
 struct vstream {
 	unsigned core;
+	struct dpmu_ucore *uc; /* the engine's handle of core */
 	bool open;          /* a block entry is pending its addresses */
 	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	const struct bdec *blk; /* the open block's, classified (block_first) */
@@ -944,7 +945,7 @@ run_fast:
 	 * the engine's summary of the block runs it. */
 	b = block_of(q, (uint32_t)x);
 	ran += cur->n;
-	dpmu_uarch_run_block(q->uarch, v->core, cur->sum, v->abyidx, b ? b->vaddr : 0);
+	dpmu_uarch_run_block_on(q->uarch, v->uc, cur->sum, v->abyidx, b ? b->vaddr : 0);
 	if (!b) {
 		cur = &bdec_none;
 		na = next = 0; /* unused: kept dead across the call */
@@ -1648,6 +1649,13 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	placement(q, mask, opt->place);
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		q->vs[i].core = q->place[i % q->nplace];
+		q->vs[i].uc = dpmu_uarch_core(q->uarch, q->vs[i].core);
+		if (!q->vs[i].uc) {
+			qemu_destroy(&q->b);
+			return dpmu_err_set(err, DPMU_ESTATE,
+					    "qemu backend: the engine has no cpu%u of the profile",
+					    q->vs[i].core);
+		}
 		unsigned cl, idx;
 		const struct dpmu_core_type *t = dpmu_profile_core(q->profile, q->vs[i].core, &cl, &idx);
 		q->vs[i].freq_hz = t ? (double)t->freq_hz : 0;

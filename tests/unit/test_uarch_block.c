@@ -136,7 +136,11 @@ static void run_both(unsigned batch)
 		last->taken = to != fall || last->br_kind != DPMU_BR_COND;
 		last->addr = to;
 		dpmu_uarch_retire(a->u, core, in, bk->n);
-		dpmu_uarch_run_block(b->u, core, bk->sum, addr, to);
+		/* the checked entry and the core handle's, in turn: the same */
+		if (r % 2)
+			dpmu_uarch_run_block_on(b->u, dpmu_uarch_core(b->u, core), bk->sum, addr, to);
+		else
+			dpmu_uarch_run_block(b->u, core, bk->sum, addr, to);
 		cur = nx;
 		if (next() % 64 == 0)
 			core = (unsigned)(next() % cores); /* big and LITTLE */
@@ -377,6 +381,20 @@ static void run_without_a_summary_is_an_error(void **state)
 	fx_free(f);
 }
 
+/* The core handle exists for each core of the engine, and only for them. */
+static void core_handle_only_for_cores_of_the_engine(void **state)
+{
+	(void)state;
+	struct fx *f = start(DPMU_UARCH_BATCH_DEFAULT);
+	unsigned cores = dpmu_model_ncores(f->m);
+	for (unsigned c = 0; c < cores; c++)
+		assert_non_null(dpmu_uarch_core(f->u, c));
+	assert_ptr_not_equal(dpmu_uarch_core(f->u, 0), dpmu_uarch_core(f->u, cores - 1));
+	assert_null(dpmu_uarch_core(f->u, cores));
+	assert_null(dpmu_uarch_core(NULL, 0));
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +407,7 @@ int main(void)
 		cmocka_unit_test(held_class_events_count_on_counters_programmed_before_the_delivery),
 		cmocka_unit_test(empty_block_is_refused),
 		cmocka_unit_test(run_without_a_summary_is_an_error),
+		cmocka_unit_test(core_handle_only_for_cores_of_the_engine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

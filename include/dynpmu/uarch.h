@@ -114,14 +114,14 @@ void dpmu_ublock_destroy(struct dpmu_ublock *b);
  * block's instructions with those fields filled in. A block that retired
  * only in part (a fault) or whose store-exclusive failed goes through
  * dpmu_uarch_retire instead. */
+void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
+			  const uint64_t *addr, uint64_t next_pc);
 /* The same without the checks, for a caller that runs many blocks: c from
  * dpmu_uarch_core (not NULL), b and addr not NULL. */
 struct dpmu_ucore;
 struct dpmu_ucore *dpmu_uarch_core(struct dpmu_uarch *u, unsigned core); /* NULL: no such core */
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc);
-void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
-			  const uint64_t *addr, uint64_t next_pc);
 
 /* Simulated time of a core, in its clock cycles, and of the whole system
  * in nanoseconds (the slowest-moving view: the maximum over cores). The

@@ -48,7 +48,7 @@ static void stat_usage(FILE *out)
 		"  --place P        big, little or spread (default): which cores threads take\n"
 		"  --by-symbol      counts per function\n"
 		"  -v, --verbose    after a program's run, how its threads were interleaved:\n"
-		"                   turns, threads set aside without words, host time waited\n"
+		"                   turns, threads set aside without words, host time idle\n"
 		"  --long           64-bit counts: CHAIN pairs on 32-bit PMUs\n"
 		"  --mux-interval MS  rotation period when events outnumber counters, in\n"
 		"                   simulated ms (default 0.004: perf's 4 ms scaled to the replay)\n"

@@ -194,6 +194,10 @@ struct qemu_be {
 	bool lag_blocked;                   /* ... which was in a waiting system call */
 	struct timespec lag_since;
 	struct dpmu_qemu_sched_stats sched; /* what the scheduler did (stat -v) */
+	/* schedule()'s candidates in its order (sched_before), norder of them
+	 * from order[first], a ring */
+	uint8_t order[DPMU_QEMU_MAX_VCPUS];
+	unsigned first, norder;
 	uint64_t quantum;                   /* instructions a vCPU runs per turn (at least a block) */
 	uint64_t period_ns, next_ns, since_check;
 	struct dpmu_backend_irq_cache irq; /* the interrupt lines, asked at every check */
@@ -1127,28 +1131,55 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	return turns;
 }
 
+/* The scheduler's order: the vCPU furthest behind, the lowest index among
+ * equals. */
+static inline bool sched_before(const struct qemu_be *q, unsigned a, unsigned b)
+{
+	return q->vtime[a] < q->vtime[b] || (q->vtime[a] == q->vtime[b] && a < b);
+}
+
+/* Put vCPU x among the candidates, in order: from the back, where a vCPU
+ * that just took its turn usually goes (threads of one program take turns
+ * in a round). */
+static void order_insert(struct qemu_be *q, uint8_t x)
+{
+	uint8_t *o = q->order;
+	unsigned pos = q->norder;
+	for (; pos && sched_before(q, x, o[(q->first + pos - 1) % DPMU_QEMU_MAX_VCPUS]); pos--)
+		o[(q->first + pos) % DPMU_QEMU_MAX_VCPUS] = o[(q->first + pos - 1) % DPMU_QEMU_MAX_VCPUS];
+	o[(q->first + pos) % DPMU_QEMU_MAX_VCPUS] = x;
+	q->norder++;
+}
+
+/* Take the first candidate out. */
+static void order_pop(struct qemu_be *q)
+{
+	q->first = (q->first + 1) % DPMU_QEMU_MAX_VCPUS;
+	q->norder--;
+}
+
 /* Turns in simulated-time order while the laggard has words; the monitor's
  * ticks (poll interval, timer period, PMU interrupt) between turns.
- * Returns the turns taken. */
+ * Returns the turns taken. Within one call only the vCPU that took a turn
+ * (its time, its queue) or was set aside changes: the others' order
+ * stays, so the candidates are put in order once per call, and after a
+ * turn only its vCPU moves, instead of a scan of every vCPU per turn. */
 static size_t schedule(struct qemu_be *q)
 {
 	size_t turns = 0;
 	unsigned nv = nvcpus(q);
 	turns = solo(q, nv);
-	while (!q->run_rc) {
-		int best = -1;
-		for (unsigned i = 0; i < nv; i++) {
-			if (!q->started[i] || (q->idle[i] && !wq_len(&q->wq[i])))
-				continue;
-			if (best < 0 || q->vtime[i] < q->vtime[best])
-				best = (int)i;
-		}
-		if (best < 0)
-			break;
+	q->first = q->norder = 0;
+	for (unsigned i = 0; i < nv; i++)
+		if (q->started[i] && !(q->idle[i] && !wq_len(&q->wq[i])))
+			order_insert(q, (uint8_t)i);
+	while (!q->run_rc && q->norder) {
+		int best = q->order[q->first];
 		if (!wq_len(&q->wq[best])) {
 			/* qemu has exited: nothing more will come */
 			if (q->exited) {
 				q->idle[best] = true;
+				order_pop(q);
 				continue;
 			}
 			if (q->lag_wait != best) {
@@ -1174,12 +1205,15 @@ static size_t schedule(struct qemu_be *q)
 			else
 				q->sched.aside_running++;
 			q->lag_wait = -1;
+			order_pop(q);
 			continue;
 		}
 		q->lag_wait = -1;
 		uint64_t n = turn(q, (unsigned)best);
 		turns++;
 		after_turn(q, n);
+		order_pop(q);
+		order_insert(q, (uint8_t)best);
 	}
 	q->sched.turns += turns;
 	return turns;

@@ -298,7 +298,7 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
 /* aarch64 Linux system calls that wait for another thread, a signal or
  * time (asm-generic/unistd.h numbers; futex only for its waiting ops). */
 #define SYS_FUTEX 98
-static const int64_t waiting_syscalls[] = {
+static const uint64_t waiting_syscalls[] = {
 	22,  /* epoll_pwait */
 	72,  /* pselect6 */
 	73,  /* ppoll */
@@ -312,19 +312,28 @@ static const int64_t waiting_syscalls[] = {
 	449, /* futex_waitv */
 };
 
-static bool syscall_waits(int64_t num, uint64_t a2)
+/* futex's operations that wait (linux/futex.h): WAIT, LOCK_PI,
+ * WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2; the op is taken without
+ * FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256). */
+static const uint64_t waiting_futex_ops[] = {0, 6, 9, 11, 13};
+#define FUTEX_OP_FLAGS (128u | 256u)
+
+static bool in_table(const uint64_t *t, size_t n, uint64_t v)
 {
-	if (num == SYS_FUTEX) {
-		/* the op without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME
-		 * (256): WAIT 0, LOCK_PI 6, WAIT_BITSET 9, WAIT_REQUEUE_PI 11,
-		 * LOCK_PI2 13 */
-		uint64_t cmd = a2 & ~(uint64_t)(128 | 256);
-		return cmd == 0 || cmd == 6 || cmd == 9 || cmd == 11 || cmd == 13;
-	}
-	for (size_t i = 0; i < sizeof waiting_syscalls / sizeof waiting_syscalls[0]; i++)
-		if (waiting_syscalls[i] == num)
+	for (size_t i = 0; i < n; i++)
+		if (t[i] == v)
 			return true;
 	return false;
+}
+
+static bool syscall_waits(int64_t num, uint64_t a2)
+{
+	if (num == SYS_FUTEX)
+		return in_table(waiting_futex_ops,
+				sizeof waiting_futex_ops / sizeof waiting_futex_ops[0],
+				a2 & ~(uint64_t)FUTEX_OP_FLAGS);
+	return in_table(waiting_syscalls, sizeof waiting_syscalls / sizeof waiting_syscalls[0],
+			(uint64_t)num);
 }
 
 /* A system call: what the thread staged goes out first, so a thread

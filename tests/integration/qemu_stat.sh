@@ -3,7 +3,7 @@
 # against an independent count, determinism, a dynamic program with its
 # sysroot, each bad input's message, a crashing guest, stdin/stdout/exit
 # status pass-through, --by-symbol, regions, a multi-threaded guest, a
-# thread blocked in a futex wait.
+# thread blocked in a futex wait, exact INST_RETIRED with threads.
 # Run by tests/integration/CMakeLists.txt with DYNPMU and DPMU_SOURCE_DIR set;
 # the plugin sits next to dynpmu; guests come from the build
 # (tests/integration/qemu_guests) or are cross-compiled here.
@@ -32,9 +32,9 @@ pass() { echo "ok   $1"; }
 fail() { echo "FAIL $1"; fails=$((fails + 1)); }
 # the value of one event from a -x, report
 csv() { awk -F, -v e="$2" '$3 == e { print $1; exit }' "$1"; }
-# The independent count: the plugin's count mode, an inline add per
-# executed instruction (another mechanism than the block stream dynpmu
-# decodes), in the same run, because a libc program's count depends on its
+# The independent count: the plugin's count mode, a call per executed
+# instruction adding to its thread's count (another mechanism than the block
+# stream dynpmu decodes), in the same run, because a libc program's count depends on its
 # initial stack (argv, environment, auxv alignment) and so on how it is launched.
 indep() { cat "$T/indep"; }
 
@@ -171,5 +171,15 @@ outside=$(echo "$sched" | sed -n 's/.*call, \([0-9]*\) outside one.*/\1/p')
 [ "$(grep -c scheduler: "$T/pv.err")" = 1 ] && cmp -s "$T/pv.csv" "$T/pn.csv" &&
 	pass "verbose_adds_one_line_on_stderr" ||
 	fail "verbose_adds_one_line_on_stderr: $(cat "$T/pv.err")"
+
+# 12. INST_RETIRED of multi-threaded programs against the independent
+# count: threads contending for one line with atomics, and threads that
+# block in futex waits and hand off
+for mode in threads "pingpong 6"; do
+	DPMU_PLUGIN_ARGS=count=$T/indep "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/mt.csv" -- "$G/guest" $mode >/dev/null
+	n=$(csv "$T/mt.csv" INST_RETIRED); ind=$(indep)
+	[ -n "$n" ] && [ "$n" = "$ind" ] && pass "threads_INST_RETIRED_equals_independent_count ($mode: $n)" ||
+		fail "threads_INST_RETIRED_equals_independent_count ($mode): dynpmu $n, count mode $ind"
+done
 
 [ $fails -eq 0 ] || { echo "$fails failed"; exit 1; }

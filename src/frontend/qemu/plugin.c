@@ -7,9 +7,9 @@
  * branch outcomes, regions and every monitoring feature live in dynpmu.
  *
  * Arguments: fd=N (the shared region, inherited from dynpmu) and/or
- * count=PATH (an independent instruction count for tests: an inline add per
- * executed instruction, written to PATH at exit; alongside fd=N it counts
- * the very run dynpmu measures).
+ * count=PATH (an independent instruction count for tests: a call per
+ * executed instruction that adds one to its vCPU's count, the sum written
+ * to PATH at exit; alongside fd=N it counts the very run dynpmu measures).
  *
  * The ABI gives callbacks no context of their own, so the plugin's state is
  * one static object: qemu loads a plugin once per process.
@@ -62,8 +62,14 @@ static struct plugin {
 	const void *key[NAMES_MAX];
 	uint32_t off[NAMES_MAX];
 	bool by_content[NAMES_MAX];
-	/* count mode */
-	uint64_t count;
+	/* count mode: one count per vCPU index, a cache line each. qemu-user
+	 * gives a new thread an index no live thread has (the lowest above
+	 * every live one), so each count has one writer at a time and needs no
+	 * atomic add; an index beyond them shares the atomic one. */
+	struct {
+		_Alignas(64) uint64_t n;
+	} count[DPMU_QEMU_MAX_VCPUS];
+	_Atomic uint64_t count_more;
 	char count_path[4096];
 } pl = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -377,22 +383,38 @@ static void on_prog_exit(qemu_plugin_id_t id, void *udata)
 
 /* ---- count mode ----------------------------------------------------------------- */
 
+/* Not an inline add: qemu's inline add is to one fixed address, which the
+ * vCPU threads would share without atomics and lose adds on. */
+static void count_insn(unsigned vcpu_index, void *udata)
+{
+	(void)udata;
+	if (vcpu_index < DPMU_QEMU_MAX_VCPUS)
+		pl.count[vcpu_index].n++;
+	else
+		atomic_fetch_add_explicit(&pl.count_more, 1, memory_order_relaxed);
+}
+
 static void count_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	for (size_t i = 0; i < n; i++)
-		qemu_plugin_register_vcpu_insn_exec_inline(qemu_plugin_tb_get_insn(tb, i),
-							   QEMU_PLUGIN_INLINE_ADD_U64, &pl.count, 1);
+		qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), count_insn,
+						       QEMU_PLUGIN_CB_NO_REGS, NULL);
 }
 
+/* The sum when the program exits: exact for the threads that have ended
+ * or wait (a thread still running then goes on adding). */
 static void count_exit(qemu_plugin_id_t id, void *udata)
 {
 	(void)id;
 	(void)udata;
+	uint64_t sum = atomic_load_explicit(&pl.count_more, memory_order_relaxed);
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
+		sum += pl.count[i].n;
 	FILE *f = fopen(pl.count_path, "w");
 	if (f) {
-		fprintf(f, "%llu\n", (unsigned long long)pl.count);
+		fprintf(f, "%llu\n", (unsigned long long)sum);
 		fclose(f);
 	}
 }

@@ -132,8 +132,34 @@ static void expand(const struct dpmu_an_table *t, const struct dpmu_an_sample *s
 	}
 }
 
+/* The count of event `name` of unit u if it was on a counter (else NULL). */
+static const struct dpmu_an_count *counted(const struct dpmu_an_unit *u, const char *name)
+{
+	const struct dpmu_an_count *c = dpmu_an_count_find(u, name);
+	return c && c->supported && c->running_ns > 0 ? c : NULL;
+}
+
+/* Whether unit u read a non-zero value for one of the comma-separated
+ * events. */
+static bool any_counted(const struct dpmu_an_unit *u, const char *events)
+{
+	for (const char *p = events; p && *p;) {
+		const char *e = strchr(p, ',');
+		char name[DPMU_NAME_MAX];
+		snprintf(name, sizeof name, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
+		const struct dpmu_an_count *c = counted(u, name);
+		if (c && c->value)
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
 /* DPMU_AN_RULE_ZERO: the listed events counted (on a counter for some of
- * the time) and read 0, on a sample of non-zero length. */
+ * the time) and read 0, on a sample of non-zero length. A unit on which
+ * all of them read 0 while another unit of its kind counted one was idle
+ * (dynpmu programs every unit alike, and a core that runs nothing, as one
+ * in WFI, counts no cycles): no advice for it. */
 static bool zero_events(const struct dpmu_an_rule *r, const struct dpmu_an_sample *s,
 			const struct dpmu_an_unit *u, char *names, size_t cap)
 {
@@ -144,18 +170,23 @@ static bool zero_events(const struct dpmu_an_rule *r, const struct dpmu_an_sampl
 	const char *p = r->zero_events;
 	while (p && *p) {
 		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
 		char name[DPMU_NAME_MAX];
-		snprintf(name, sizeof name, "%.*s", (int)len, p);
-		const struct dpmu_an_count *c = dpmu_an_count_find(u, name);
-		if (c && c->supported && c->running_ns > 0 && c->value == 0) {
+		snprintf(name, sizeof name, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
+		const struct dpmu_an_count *c = counted(u, name);
+		if (c && c->value == 0) {
 			if (k)
 				put(names, cap, &k, ", ");
 			put(names, cap, &k, c->event);
 		}
 		p = e ? e + 1 : NULL;
 	}
-	return k > 0;
+	if (!k || any_counted(u, r->zero_events))
+		return k > 0;
+	for (size_t i = 0; i < s->nunits; i++)
+		if (&s->units[i] != u && s->units[i].kind == u->kind &&
+		    any_counted(&s->units[i], r->zero_events))
+			return false; /* idle */
+	return true;
 }
 
 int dpmu_an_advise(const struct dpmu_an_table *t, size_t sample, struct dpmu_an_advice *out,

@@ -230,6 +230,31 @@ static void zero_counter_silent_when_counting_or_not_scheduled(void **state)
 	dpmu_an_table_free(&f.t);
 }
 
+/* A core that reads 0 on every such event while another core counts ran
+ * nothing (idle, as in WFI); one that counts cycles but no instructions
+ * has a filter or enable problem. */
+static void zero_counter_silent_for_idle_core_but_not_for_half_counting_one(void **state)
+{
+	(void)state;
+	struct fx f;
+	init(&f);
+	struct dpmu_an_unit *u = unit(&f, DPMU_AN_CPU, "cpu0", false);
+	add(u, "CPU_CYCLES", 5000);
+	add(u, "INST_RETIRED", 4000);
+	u = unit(&f, DPMU_AN_CPU, "cpu1", false);
+	add(u, "CPU_CYCLES", 0);
+	add(u, "INST_RETIRED", 0);
+	u = unit(&f, DPMU_AN_CPU, "cpu2", false);
+	add(u, "CPU_CYCLES", 3000);
+	add(u, "INST_RETIRED", 0);
+	assert_null(fired(&f, "zero_counter", "cpu1"));
+	const struct dpmu_an_advice *a = fired(&f, "zero_counter", "cpu2");
+	assert_non_null(a);
+	assert_non_null(strstr(a->text, "cpu2: INST_RETIRED stayed 0"));
+	assert_null(fired(&f, "zero_counter", "cpu0"));
+	dpmu_an_table_free(&f.t);
+}
+
 static void every_rule_reads_known_metrics_and_has_a_source(void **state)
 {
 	(void)state;
@@ -261,6 +286,7 @@ int main(void)
 		cmocka_unit_test(seed_branch_case_fires_before_and_not_after),
 		cmocka_unit_test(cycle_counter_stuck_at_zero_fires),
 		cmocka_unit_test(zero_counter_silent_when_counting_or_not_scheduled),
+		cmocka_unit_test(zero_counter_silent_for_idle_core_but_not_for_half_counting_one),
 		cmocka_unit_test(every_rule_reads_known_metrics_and_has_a_source),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,13 @@ expect 1 "$T/malformed.trace:4: branch kind 'jump' must be cond, uncond, call, r
 	"$DYNPMU" stat --trace "$T/malformed.trace"
 expect 1 "$W: read error" -- "$DYNPMU" stat --trace "$W"
 expect 2 "no trace given (--trace FILE)" -- "$DYNPMU" stat
+expect 2 "no program after --" -- "$DYNPMU" stat -e inst_retired --
+expect 2 "-e '': no event given" -- "$DYNPMU" stat --trace "$T/two_cores.trace" -e ''
+# An output that cannot be written is told before the run, and nothing is
+# measured or written
+expect 2 "--svg $W/no/dir/x.svg: No such file or directory" -- \
+	"$DYNPMU" stat --trace "$T/two_cores.trace" -I 1 -o "$W/svg-report" --svg "$W/no/dir/x.svg"
+[ -s "$W/svg-report" ] && fail "--svg unwritable: a report was written"
 expect 2 "unknown option" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --bogus
 expect 1 "no built-in profile 'nosuch'" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --profile nosuch
 # A derived profile whose base is missing, or leads back to it, names both.

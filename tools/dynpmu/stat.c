@@ -117,6 +117,10 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 			o->trace = optarg;
 			break;
 		case 'e': {
+			if (!*optarg) {
+				fprintf(stderr, "dynpmu stat: -e '': no event given\n");
+				return DPMU_EXIT_USAGE;
+			}
 			/* Several -e options add up, as in perf. */
 			size_t used = strlen(o->events);
 			if (used + strlen(optarg) + 2 > sizeof o->events) {
@@ -210,7 +214,9 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		return 0;
 	}
 	if (!o->trace) {
-		fprintf(stderr, "dynpmu stat: no trace given (--trace FILE)\n");
+		fprintf(stderr, optind > 1 && !strcmp(argv[optind - 1], "--")
+					? "dynpmu stat: no program after --\n"
+					: "dynpmu stat: no trace given (--trace FILE)\n");
 		stat_usage(stderr);
 		return DPMU_EXIT_USAGE;
 	}
@@ -415,7 +421,7 @@ int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 }
 
 int dpmu_stat_report(const struct dpmu_stat_opts *o, const struct dpmu_stat_run *r, FILE *out,
-		     struct dpmu_err *err)
+		     FILE *svg, struct dpmu_err *err)
 {
 	struct dpmu_an_report rep = {.metrics = r->metrics, .nmetrics = r->nmetrics,
 				     .advice = r->nmetrics > 0, .sep = o->sep};
@@ -428,15 +434,10 @@ int dpmu_stat_report(const struct dpmu_stat_opts *o, const struct dpmu_stat_run 
 		rc = dpmu_an_write_text(out, &r->t, &rep, err);
 	if (!rc && o->prog_argv && !o->json)
 		dpmu_qemu_report(r->b, r->rev, r->nrev, o->sep, out);
-	if (!rc && o->svg) {
-		FILE *f = fopen(o->svg, "w");
-		if (!f) {
-			rc = dpmu_err_set(err, DPMU_EIO, "--svg %s: %s", o->svg, strerror(errno));
-		} else {
-			rc = dpmu_an_write_svg(f, &r->t, &rep, err);
-			if (fclose(f) && !rc)
-				rc = dpmu_err_set(err, DPMU_EIO, "--svg %s: write failed", o->svg);
-		}
+	if (!rc && svg) {
+		rc = dpmu_an_write_svg(svg, &r->t, &rep, err);
+		if (!rc && (fflush(svg) || ferror(svg)))
+			rc = dpmu_err_set(err, DPMU_EIO, "--svg %s: write failed", o->svg);
 	}
 	if (!rc && (fflush(out) || ferror(out)))
 		rc = dpmu_err_set(err, DPMU_EIO, "writing the report failed");
@@ -476,8 +477,17 @@ int dpmu_cmd_stat(int argc, char **argv)
 		return rc < 0 ? DPMU_EXIT_OK : rc;
 	/* A program's stdout is its own: its report goes to stderr. */
 	FILE *out = o.prog_argv ? stderr : stdout;
+	/* Both files are opened before the run, so a path that cannot be
+	 * written is told at once, not after a long run. */
 	if (o.output && !(out = fopen(o.output, "w"))) {
 		fprintf(stderr, "dynpmu stat: -o %s: %s\n", o.output, strerror(errno));
+		return DPMU_EXIT_USAGE;
+	}
+	FILE *svg = NULL;
+	if (o.svg && !(svg = fopen(o.svg, "w"))) {
+		fprintf(stderr, "dynpmu stat: --svg %s: %s\n", o.svg, strerror(errno));
+		if (out != stdout && out != stderr)
+			fclose(out);
 		return DPMU_EXIT_USAGE;
 	}
 	struct dpmu_err err;
@@ -488,7 +498,7 @@ int dpmu_cmd_stat(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
 		status = r.bad_input ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
-	} else if (dpmu_stat_report(&o, &r, out, &err)) {
+	} else if (dpmu_stat_report(&o, &r, out, svg, &err)) {
 		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
 		status = DPMU_EXIT_FAIL;
 	} else {
@@ -498,6 +508,8 @@ int dpmu_cmd_stat(int argc, char **argv)
 	}
 	dpmu_stat_run_free(&r);
 	if (out != stdout && out != stderr && fclose(out) && status == DPMU_EXIT_OK)
+		status = DPMU_EXIT_FAIL;
+	if (svg && fclose(svg) && status == DPMU_EXIT_OK)
 		status = DPMU_EXIT_FAIL;
 	return status;
 }

@@ -64,10 +64,11 @@ struct dpmu_stat_run {
 int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 		      struct dpmu_err *err);
 /* The report: the analysis writer the options ask for (text, -x CSV,
- * --json) to out, --svg FILE, and for a program its region and
- * per-function tables (text and CSV only: JSON lines stay JSON). */
+ * --json) to out, the chart to svg (--svg's file, opened by the caller;
+ * NULL: none), and for a program its region and per-function tables (text
+ * and CSV only: JSON lines stay JSON). */
 int dpmu_stat_report(const struct dpmu_stat_opts *o, const struct dpmu_stat_run *r, FILE *out,
-		     struct dpmu_err *err);
+		     FILE *svg, struct dpmu_err *err);
 void dpmu_stat_run_free(struct dpmu_stat_run *r);
 
 #endif

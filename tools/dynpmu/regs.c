@@ -27,6 +27,7 @@ struct console {
 	char last_text[32];
 	int bad_lines;
 	int failed_expects;
+	unsigned first_bad, first_failed; /* their first lines */
 };
 
 /* A target named on a line: cpuN or clusterN. */
@@ -44,7 +45,8 @@ static int bad(struct console *c, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
-	c->bad_lines++;
+	if (!c->bad_lines++)
+		c->first_bad = c->line;
 	return -1;
 }
 
@@ -465,7 +467,8 @@ static int cmd_expect(struct console *c, int n, char **tok)
 		else
 			printf("line %u: expect failed: got %s want %s\n", c->line, c->last_text,
 			       want_text);
-		c->failed_expects++;
+		if (!c->failed_expects++)
+			c->first_failed = c->line;
 	}
 	return 0;
 }
@@ -489,6 +492,15 @@ static void run_line(struct console *c, char *text)
 	char *hash = strchr(text, '#');
 	if (hash)
 		*hash = '\0';
+	/* Commands are ASCII (a comment may be anything): a binary file, or a
+	 * stray control byte, is named, not echoed back */
+	for (size_t i = 0; text[i]; i++) {
+		unsigned char ch = (unsigned char)text[i];
+		if (!isprint(ch) && !isspace(ch)) {
+			bad(c, "byte 0x%02x at column %zu is not text", ch, i + 1);
+			return;
+		}
+	}
 	char *tok[MAX_TOKENS + 1];
 	int n = 0;
 	for (char *s = strtok(text, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
@@ -601,6 +613,15 @@ int dpmu_cmd_regs(int argc, char **argv)
 		fclose(in);
 	dpmu_model_destroy(c.m);
 	dpmu_profile_free(p);
+	/* The transcript is on stdout; why the exit status is not 0, with the
+	 * script's name, on stderr */
+	const char *name = script && strcmp(script, "-") != 0 ? script : "standard input";
+	if (c.bad_lines)
+		fprintf(stderr, "dynpmu regs: %s: %d bad line%s, the first at line %u\n", name,
+			c.bad_lines, c.bad_lines == 1 ? "" : "s", c.first_bad);
+	if (c.failed_expects)
+		fprintf(stderr, "dynpmu regs: %s: %d expect%s failed, the first at line %u\n", name,
+			c.failed_expects, c.failed_expects == 1 ? "" : "s", c.first_failed);
 	if (c.bad_lines)
 		return DPMU_EXIT_USAGE;
 	return c.failed_expects ? DPMU_EXIT_FAIL : DPMU_EXIT_OK;

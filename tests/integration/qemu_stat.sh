@@ -173,9 +173,10 @@ outside=$(echo "$sched" | sed -n 's/.*call, \([0-9]*\) outside one.*/\1/p')
 	fail "verbose_adds_one_line_on_stderr: $(cat "$T/pv.err")"
 
 # 12. INST_RETIRED of multi-threaded programs against the independent
-# count: threads contending for one line with atomics, and threads that
-# block in futex waits and hand off
-for mode in threads "pingpong 6"; do
+# count: threads contending for one line with atomics, threads that block in
+# futex waits and hand off, and a program that exits while a thread still
+# runs (three times: where the running thread is then varies)
+for mode in threads "pingpong 6" "exitrun 20000" "exitrun 30000" "exitrun 40000"; do
 	DPMU_PLUGIN_ARGS=count=$T/indep "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/mt.csv" -- "$G/guest" $mode >/dev/null
 	n=$(csv "$T/mt.csv" INST_RETIRED); ind=$(indep)
 	[ -n "$n" ] && [ "$n" = "$ind" ] && pass "threads_INST_RETIRED_equals_independent_count ($mode: $n)" ||

@@ -5,6 +5,8 @@
  *   threads      two threads incrementing a shared counter with atomics
  *   pingpong N   two threads handing a turn back and forth N times (each
  *                waits in a futex for the other), prints N
+ *   exitrun N    a thread that never stops, and main exiting after N
+ *                iterations of work() (exit_group with a thread running)
  *   work N       N iterations of work() (for --by-symbol and determinism) */
 #include <ctype.h>
 #include <pthread.h>
@@ -58,6 +60,18 @@ static void *bump(void *arg)
 	return NULL;
 }
 
+static _Atomic int spinning;
+
+/* Runs until the program exits under it. */
+static void *spin(void *arg)
+{
+	(void)arg;
+	atomic_store(&spinning, 1);
+	for (;;)
+		sink = work(1000);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "work";
@@ -101,6 +115,14 @@ int main(int argc, char **argv)
 		pthread_join(t, &theirs);
 		printf("%ld\n", (long)(intptr_t)mine);
 		return (intptr_t)mine == n && (intptr_t)theirs == n ? 0 : 1;
+	}
+	if (!strcmp(mode, "exitrun")) {
+		pthread_t t;
+		pthread_create(&t, NULL, spin, NULL);
+		while (!atomic_load(&spinning))
+			;
+		printf("%ld\n", work(n));
+		exit(0);
 	}
 	printf("%ld\n", work(n));
 	return 0;

@@ -51,7 +51,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 /* ---- wire format ------------------------------------------------------------ */
 
 #define DPMU_QEMU_MAGIC 0x31554d4551554d50ull /* "PMUQEMU1" */
-#define DPMU_QEMU_VERSION 2u
+#define DPMU_QEMU_VERSION 3u
 #define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
 #define DPMU_QEMU_RING_SLOTS 4096u
 #define DPMU_QEMU_MAX_BLOCKS (1u << 20)   /* translated blocks in one run */
@@ -109,6 +109,11 @@ struct dpmu_qemu_shm {
 	 * another thread or for time (a futex wait, a sleep, a poll), stored
 	 * after everything the thread staged was published (release). */
 	_Atomic uint32_t waiting[DPMU_QEMU_MAX_VCPUS];
+	/* The host thread id of vCPU i's thread (0: not known yet), stored at
+	 * its first system call before that call's words are published: a
+	 * thread in a call the plugin does not know to wait is asked of the
+	 * kernel whether it sleeps there (/proc/PID/task/TID/stat). */
+	_Atomic uint32_t tid[DPMU_QEMU_MAX_VCPUS];
 };
 
 /* Bytes of the whole shared region. */
@@ -155,9 +160,10 @@ uint64_t dpmu_qemu_insns(const struct dpmu_backend *b, unsigned core);
 struct dpmu_qemu_sched_stats {
 	uint64_t turns;         /* turns given, one vCPU's quantum each */
 	/* vCPUs set aside without words: at once in a system call that waits
-	 * (futex, sleep, poll: shm->waiting), after 2 ms in another system
-	 * call, after 50 ms outside one (a preempted host thread) */
-	uint64_t aside_waiting, aside_syscall, aside_running;
+	 * (futex, sleep, poll: shm->waiting), in another system call (found
+	 * asleep in the host after 100 us: aside_asleep of them, else after
+	 * 2 ms), after 50 ms outside one (a preempted host thread) */
+	uint64_t aside_waiting, aside_syscall, aside_asleep, aside_running;
 	uint64_t idle_ns;       /* host time dynpmu slept with nothing to run */
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);

@@ -192,6 +192,7 @@ struct qemu_be {
 	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
 	bool lag_blocked;                   /* ... which was in a waiting system call */
+	bool lag_probed;                    /* ... whose host thread's state was read */
 	struct timespec lag_since;
 	struct dpmu_qemu_sched_stats sched; /* what the scheduler did (stat -v) */
 	/* schedule()'s candidates in its order (sched_before), norder of them
@@ -628,6 +629,31 @@ static void region_word(struct vstream *v, uint64_t w)
  * kernel always shows its SVC block. */
 #define QEMU_LAG_WAIT_SYSCALL_NS 2000000ll
 #define QEMU_LAG_WAIT_RUNNABLE_NS 50000000ll
+/* A laggard in a system call the plugin's table does not know (a read of
+ * a pipe, say) is asked of the kernel once, after this long: a host
+ * thread asleep there waits for something dynpmu cannot see coming. */
+#define QEMU_LAG_PROBE_NS 100000ll
+
+/* Whether host thread tid of process pid sleeps (state S: an
+ * interruptible wait, such as a read of an empty pipe). D (a disk wait)
+ * ends by itself and is not counted. No answer (the thread is gone, no
+ * /proc): false, and the laggard is waited for as before. */
+static bool host_thread_sleeps(pid_t pid, uint32_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%u/stat", (int)pid, tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "tid (comm) S ...": comm may hold spaces and parentheses */
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
 /* the longest turn DPMU_QEMU_QUANTUM may ask for */
 #define QEMU_QUANTUM_MAX DPMU_UARCH_BATCH_MAX
 #define QEMU_CHECK_INSNS DPMU_UARCH_BATCH_DEFAULT /* timer / interrupt check period */
@@ -1189,13 +1215,21 @@ static size_t schedule(struct qemu_be *q)
 				q->lag_wait = best;
 				q->lag_blocked = atomic_load_explicit(&q->shm->waiting[best],
 								      memory_order_acquire) != 0;
+				q->lag_probed = false;
 				clock_gettime(CLOCK_MONOTONIC, &q->lag_since);
 				break;
 			}
 			bool sys = in_syscall(q, &q->vs[best]);
-			if (!q->lag_blocked &&
-			    elapsed_ns(&q->lag_since) <
-				    (sys ? QEMU_LAG_WAIT_SYSCALL_NS : QEMU_LAG_WAIT_RUNNABLE_NS))
+			long long waited = elapsed_ns(&q->lag_since);
+			bool asleep = false;
+			if (sys && !q->lag_blocked && !q->lag_probed && waited >= QEMU_LAG_PROBE_NS) {
+				uint32_t tid = atomic_load_explicit(&q->shm->tid[best],
+								    memory_order_relaxed);
+				q->lag_probed = true;
+				asleep = tid && host_thread_sleeps(q->pid, tid);
+			}
+			if (!q->lag_blocked && !asleep &&
+			    waited < (sys ? QEMU_LAG_WAIT_SYSCALL_NS : QEMU_LAG_WAIT_RUNNABLE_NS))
 				break;
 			q->idle[best] = true;
 			if (q->lag_blocked)
@@ -1204,6 +1238,7 @@ static size_t schedule(struct qemu_be *q)
 				q->sched.aside_syscall++;
 			else
 				q->sched.aside_running++;
+			q->sched.aside_asleep += asleep;
 			q->lag_wait = -1;
 			order_pop(q);
 			continue;

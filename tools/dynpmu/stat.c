@@ -462,10 +462,10 @@ static void print_sched(const struct dpmu_backend *b)
 	dpmu_qemu_sched_stats(b, &st);
 	fprintf(stderr,
 		"dynpmu stat: scheduler: %llu turns; set aside without words: %llu waiting "
-		"(futex, sleep, poll), %llu in another system call, %llu outside one; %.1f ms "
-		"idle (nothing to run)\n",
+		"(futex, sleep, poll), %llu in another system call (%llu found asleep), %llu "
+		"outside one; %.1f ms idle (nothing to run)\n",
 		(unsigned long long)st.turns, (unsigned long long)st.aside_waiting,
-		(unsigned long long)st.aside_syscall,
+		(unsigned long long)st.aside_syscall, (unsigned long long)st.aside_asleep,
 		(unsigned long long)st.aside_running, (double)st.idle_ns / 1e6);
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dynpmu/collect.h"
@@ -44,6 +45,7 @@ struct vcpu {
 	struct dpmu_record *slot;
 	unsigned nw; /* words in slot */
 	uint32_t last_idx; /* index of the last address entry since the block entry */
+	uint32_t tid;      /* its host thread's id once shm->tid has it, else 0 */
 };
 
 #define NAMES_MAX 4096u
@@ -281,8 +283,12 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 		fail("more guest threads at once than dynpmu has rings (64)");
 		return;
 	}
-	/* a reused index: its last thread may have died in a waiting call */
+	/* a reused index: its last thread may have died in a waiting call,
+	 * and the new one is another host thread (this callback runs in the
+	 * thread that creates it, before it starts) */
 	atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
+	pl.vcpu[vcpu_index].tid = 0;
+	atomic_store_explicit(&pl.shm->tid[vcpu_index], 0u, memory_order_relaxed);
 	uint32_t seen = atomic_load(&pl.shm->vcpus_seen);
 	while (seen < vcpu_index + 1 &&
 	       !atomic_compare_exchange_weak(&pl.shm->vcpus_seen, &seen, vcpu_index + 1))
@@ -356,6 +362,10 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	struct vcpu *v = vcpu_of(vcpu_index);
 	if (!v)
 		return;
+	if (!v->tid) {
+		v->tid = (uint32_t)syscall(SYS_gettid);
+		atomic_store_explicit(&pl.shm->tid[vcpu_index], v->tid, memory_order_relaxed);
+	}
 	push(v);
 	dpmu_ring_flush(v->ring);
 	if (syscall_waits(num, a2))

@@ -5,6 +5,8 @@
  *   threads      two threads incrementing a shared counter with atomics
  *   pingpong N   two threads handing a turn back and forth N times (each
  *                waits in a futex for the other), prints N
+ *   pipe N       a thread reading N messages from a pipe that main writes,
+ *                one after each stretch of work (each read blocks), prints N
  *   exitrun N    a thread that never stops, and main exiting after N
  *                iterations of work() (exit_group with a thread running)
  *   work N       N iterations of work() (for --by-symbol and determinism) */
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dynpmu/marker.h"
 
@@ -58,6 +61,19 @@ static void *bump(void *arg)
 	for (int i = 0; i < 20000; i++)
 		atomic_fetch_add(&shared, 1);
 	return NULL;
+}
+
+static int pipe_fd[2];
+
+/* Reads messages until the pipe closes; returns how many. */
+static void *pipe_reader(void *arg)
+{
+	(void)arg;
+	long got = 0;
+	char c;
+	while (read(pipe_fd[0], &c, 1) == 1)
+		got++;
+	return (void *)(intptr_t)got;
 }
 
 static _Atomic int spinning;
@@ -115,6 +131,22 @@ int main(int argc, char **argv)
 		pthread_join(t, &theirs);
 		printf("%ld\n", (long)(intptr_t)mine);
 		return (intptr_t)mine == n && (intptr_t)theirs == n ? 0 : 1;
+	}
+	if (!strcmp(mode, "pipe")) {
+		if (pipe(pipe_fd))
+			return 2;
+		pthread_t t;
+		pthread_create(&t, NULL, pipe_reader, NULL);
+		for (long i = 0; i < n; i++) {
+			sink = work(20000);
+			if (write(pipe_fd[1], "x", 1) != 1)
+				return 2;
+		}
+		close(pipe_fd[1]);
+		void *got;
+		pthread_join(t, &got);
+		printf("%ld\n", (long)(intptr_t)got);
+		return (intptr_t)got == n ? 0 : 1;
 	}
 	if (!strcmp(mode, "exitrun")) {
 		pthread_t t;

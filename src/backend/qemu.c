@@ -1857,6 +1857,34 @@ size_t dpmu_qemu_symbols(const struct dpmu_backend *b, struct dpmu_qemu_symbol *
 	return n;
 }
 
+/* Which core each vCPU ran on and the instructions it retired, when more
+ * than one ran (one thread's are the totals): what -A's rows are made of
+ * (docs/frontend.md "Threads and interleaving"). */
+static void report_threads(const struct qemu_be *q, const char *sep, FILE *out)
+{
+	unsigned nv = nvcpus(q), ran = 0;
+	for (unsigned i = 0; i < nv; i++)
+		ran += q->vs[i].insns != 0;
+	if (ran < 2)
+		return;
+	if (!sep)
+		fprintf(out, "\n Threads (qemu's vCPUs: a thread started after another ended may "
+			     "take its index):\n\n  %6s %6s %18s\n",
+			"vcpu", "core", "instructions");
+	for (unsigned i = 0; i < nv; i++) {
+		const struct vstream *v = &q->vs[i];
+		if (!v->insns)
+			continue;
+		char core[16];
+		snprintf(core, sizeof core, "cpu%u", v->core);
+		if (sep)
+			fprintf(out, "thread%svcpu%u%s%s%s%llu%sinstructions\n", sep, i, sep, core,
+				sep, (unsigned long long)v->insns, sep);
+		else
+			fprintf(out, "  %6u %6s %18llu\n", i, core, (unsigned long long)v->insns);
+	}
+}
+
 void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
 		      unsigned nev, const char *sep, FILE *out)
 {
@@ -1898,6 +1926,7 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 			}
 		}
 	}
+	report_threads(q, sep, out);
 	size_t n = dpmu_qemu_symbols(b, NULL, 0);
 	struct dpmu_qemu_symbol *v = n ? malloc(n * sizeof *v) : NULL;
 	if (v) {

@@ -132,6 +132,17 @@ static void expand(const struct dpmu_an_table *t, const struct dpmu_an_sample *s
 	}
 }
 
+/* The next name of a comma-separated list into name; false at its end. */
+static bool next_name(const char **p, char name[DPMU_NAME_MAX])
+{
+	if (!*p || !**p)
+		return false;
+	const char *e = strchr(*p, ',');
+	snprintf(name, DPMU_NAME_MAX, "%.*s", (int)(e ? (size_t)(e - *p) : strlen(*p)), *p);
+	*p = e ? e + 1 : NULL;
+	return true;
+}
+
 /* The count of event `name` of unit u if it was on a counter (else NULL). */
 static const struct dpmu_an_count *counted(const struct dpmu_an_unit *u, const char *name)
 {
@@ -139,18 +150,14 @@ static const struct dpmu_an_count *counted(const struct dpmu_an_unit *u, const c
 	return c && c->supported && c->running_ns > 0 ? c : NULL;
 }
 
-/* Whether unit u read a non-zero value for one of the comma-separated
- * events. */
+/* Whether unit u read a non-zero value for one of the listed events. */
 static bool any_counted(const struct dpmu_an_unit *u, const char *events)
 {
-	for (const char *p = events; p && *p;) {
-		const char *e = strchr(p, ',');
-		char name[DPMU_NAME_MAX];
-		snprintf(name, sizeof name, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
+	char name[DPMU_NAME_MAX];
+	for (const char *p = events; next_name(&p, name);) {
 		const struct dpmu_an_count *c = counted(u, name);
 		if (c && c->value)
 			return true;
-		p = e ? e + 1 : NULL;
 	}
 	return false;
 }
@@ -167,18 +174,14 @@ static bool zero_events(const struct dpmu_an_rule *r, const struct dpmu_an_sampl
 		return false;
 	size_t k = 0;
 	names[0] = '\0';
-	const char *p = r->zero_events;
-	while (p && *p) {
-		const char *e = strchr(p, ',');
-		char name[DPMU_NAME_MAX];
-		snprintf(name, sizeof name, "%.*s", (int)(e ? (size_t)(e - p) : strlen(p)), p);
+	char name[DPMU_NAME_MAX];
+	for (const char *p = r->zero_events; next_name(&p, name);) {
 		const struct dpmu_an_count *c = counted(u, name);
 		if (c && c->value == 0) {
 			if (k)
 				put(names, cap, &k, ", ");
 			put(names, cap, &k, c->event);
 		}
-		p = e ? e + 1 : NULL;
 	}
 	if (!k || any_counted(u, r->zero_events))
 		return k > 0;

@@ -135,6 +135,10 @@ struct dpmu_qemu_options {
 	const char *cpus;          /* "0-3,6": cores guest threads may run on; NULL: all */
 	enum dpmu_qemu_place place;
 	bool by_symbol;            /* count per function */
+	/* The program's standard output: dynpmu's when 0 (fd 0 is standard
+	 * input, never one to write to), else this descriptor, for a caller
+	 * that prints while the program runs (dynpmu demo's snapshot loop). */
+	int stdout_fd;
 };
 
 /* Check that `program` is something the simulated cluster can run: find it

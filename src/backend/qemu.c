@@ -137,6 +137,7 @@ struct qemu_be {
 	char sysroot[4096];
 	char *const *argv;
 	bool by_symbol;
+	int stdout_fd; /* the program's stdout (dpmu_qemu_options), 0: dynpmu's */
 	unsigned place[DPMU_MAX_CORES]; /* vCPU i runs on place[i % nplace] */
 	unsigned nplace;
 
@@ -1314,6 +1315,8 @@ static int spawn(struct qemu_be *q, struct dpmu_err *err)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
+		if (q->stdout_fd > 0 && dup2(q->stdout_fd, STDOUT_FILENO) < 0)
+			_exit(127);
 		execv(q->qemu, args);
 		fprintf(stderr, "dynpmu: cannot run %s: %s\n", q->qemu, strerror(errno));
 		_exit(127);
@@ -1685,6 +1688,7 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	q->fd = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
+	q->stdout_fd = opt->stdout_fd;
 	int rc = parse_quantum(getenv("DPMU_QEMU_QUANTUM"), &q->quantum, err);
 	if (rc) {
 		qemu_destroy(&q->b);

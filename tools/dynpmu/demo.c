@@ -706,7 +706,11 @@ static int run_snapshots(const struct demo_opts *dop)
 	snprintf(path, sizeof path, "%s/workloads/%s", dop->dir, SNAP_PROGRAM);
 	char *argv[] = {path, (char *)snap_argv_tail[0], (char *)snap_argv_tail[1],
 			(char *)snap_argv_tail[2], NULL};
-	struct dpmu_qemu_options qo = {.profile = dop->profile, .program = path, .argv = argv};
+	/* The program prints while the snapshots are printed: its output
+	 * goes aside and follows the loop, as the cases keep theirs. */
+	FILE *cap = tmpfile();
+	struct dpmu_qemu_options qo = {.profile = dop->profile, .program = path, .argv = argv,
+				       .stdout_fd = cap ? fileno(cap) : 0};
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
 	struct dpmu_backend *b = NULL;
@@ -745,6 +749,11 @@ static int run_snapshots(const struct demo_opts *dop)
 	if (!rc && dpmu_qemu_exit_code(b))
 		rc = dpmu_err_set(&err, DPMU_EIO, "%s exited with status %d", SNAP_PROGRAM,
 				  dpmu_qemu_exit_code(b));
+	char line[256];
+	if (!rc && cap && (rewind(cap), fgets(line, sizeof line, cap)))
+		printf("\nthe workload printed: %s", line);
+	if (cap)
+		fclose(cap);
 	if (rc)
 		fprintf(stderr, "dynpmu demo: %s\n", dpmu_errmsg(&err));
 	dpmu_backend_destroy(b);

@@ -51,7 +51,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 /* ---- wire format ------------------------------------------------------------ */
 
 #define DPMU_QEMU_MAGIC 0x31554d4551554d50ull /* "PMUQEMU1" */
-#define DPMU_QEMU_VERSION 3u
+#define DPMU_QEMU_VERSION 4u
 #define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
 #define DPMU_QEMU_RING_SLOTS 4096u
 #define DPMU_QEMU_MAX_BLOCKS (1u << 20)   /* translated blocks in one run */
@@ -114,6 +114,9 @@ struct dpmu_qemu_shm {
 	 * thread in a call the plugin does not know to wait is asked of the
 	 * kernel whether it sleeps there (/proc/PID/task/TID/stat). */
 	_Atomic uint32_t tid[DPMU_QEMU_MAX_VCPUS];
+	/* Processes the program forked: each stays silent (not counted). */
+	_Atomic uint32_t forks;
+	uint32_t pad2;
 };
 
 /* Bytes of the whole shared region. */

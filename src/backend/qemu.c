@@ -1967,6 +1967,11 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 		}
 		free(v);
 	}
+	unsigned forks = atomic_load_explicit(&q->shm->forks, memory_order_relaxed);
+	if (forks)
+		fprintf(out, "\n the program forked %u process%s: the counts are its own process's, "
+			     "without what %s ran (docs/frontend.md \"Limits\")\n",
+			forks, forks == 1 ? "" : "es", forks == 1 ? "that child" : "those children");
 	if (q->exited && WIFSIGNALED(q->status)) {
 		int sig = WTERMSIG(q->status);
 		fprintf(out, "\n the program was killed by signal %d (SIG%s: %s); the counts are up "

@@ -195,6 +195,19 @@ asleep=$(echo "$sched" | sed -n 's/.*(\([0-9]*\) found asleep).*/\1/p')
 	pass "thread_asleep_in_a_read_is_set_aside ($sched)" ||
 	fail "thread_asleep_in_a_read_is_set_aside: rc $rc, out $(cat "$T/o"), $(cat "$T/pipe.err")"
 
+# 11c. a forked child process stays out of the counts (its words would
+# share the parent's rings), and the report says so: the count is the
+# parent's, whatever the child runs, and equals the independent count
+forkn() {
+	DPMU_PLUGIN_ARGS=count=$T/indep "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/fk$1.csv" -- "$G/guest" fork "$1" >"$T/fo$1"
+}
+forkn 1000; forkn 9000
+a=$(csv "$T/fk1000.csv" INST_RETIRED); b=$(csv "$T/fk9000.csv" INST_RETIRED); ind=$(indep)
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$ind" ] && [ "$(cat "$T/fo9000")" = 3 ] &&
+	grep -q 'the program forked 1 process' "$T/fk9000.csv" &&
+	pass "forked_child_is_left_out_and_said ($a)" ||
+	fail "forked_child_is_left_out_and_said: $a, $b, count mode $ind, child $(cat "$T/fo9000"); $(cat "$T/fk9000.csv")"
+
 # 12. INST_RETIRED of multi-threaded programs against the independent
 # count: threads contending for one line with atomics, threads that block in
 # futex waits and hand off, and a program that exits while a thread still

@@ -73,6 +73,8 @@ static struct plugin {
 	} count[DPMU_QEMU_MAX_VCPUS];
 	_Atomic uint64_t count_more;
 	char count_path[4096];
+	/* This process is one the program forked (on_fork_child). */
+	bool forked;
 } pl = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void fail(const char *msg)
@@ -118,6 +120,8 @@ static inline void emit(struct vcpu *v, uint64_t word)
 
 static inline struct vcpu *vcpu_of(unsigned idx)
 {
+	if (pl.forked)
+		return NULL;
 	if (idx >= DPMU_QEMU_MAX_VCPUS) {
 		fail("more guest threads at once than dynpmu has rings (64)");
 		return NULL;
@@ -221,7 +225,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
 	size_t n = qemu_plugin_tb_n_insns(tb);
-	if (n == 0 || n >= DPMU_QEMU_TAG_ADDR_MAX)
+	if (pl.forked || n == 0 || n >= DPMU_QEMU_TAG_ADDR_MAX)
 		return;
 	pthread_mutex_lock(&pl.lock);
 	uint32_t bid = atomic_fetch_add(&pl.shm->nblocks, 1u);
@@ -279,6 +283,8 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 {
 	(void)id;
+	if (pl.forked)
+		return;
 	if (vcpu_index >= DPMU_QEMU_MAX_VCPUS) {
 		fail("more guest threads at once than dynpmu has rings (64)");
 		return;
@@ -300,7 +306,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
 {
 	(void)id;
-	if (vcpu_index >= DPMU_QEMU_MAX_VCPUS)
+	if (pl.forked || vcpu_index >= DPMU_QEMU_MAX_VCPUS)
 		return;
 	struct vcpu *v = &pl.vcpu[vcpu_index];
 	push(v);
@@ -375,7 +381,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, int64_t ret)
 {
 	(void)id, (void)num, (void)ret;
-	if (vcpu_index < DPMU_QEMU_MAX_VCPUS)
+	if (!pl.forked && vcpu_index < DPMU_QEMU_MAX_VCPUS)
 		atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
 }
 
@@ -385,6 +391,8 @@ static void on_prog_exit(qemu_plugin_id_t id, void *udata)
 {
 	if (pl.count_path[0])
 		count_exit(id, udata);
+	if (pl.forked)
+		return;
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		push(&pl.vcpu[i]);
 		dpmu_ring_flush(pl.vcpu[i].ring);
@@ -407,6 +415,8 @@ static void count_insn(unsigned vcpu_index, void *udata)
 static void count_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
+	if (pl.forked)
+		return;
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	for (size_t i = 0; i < n; i++)
 		qemu_plugin_register_vcpu_insn_exec_cb(qemu_plugin_tb_get_insn(tb, i), count_insn,
@@ -419,6 +429,8 @@ static void count_exit(qemu_plugin_id_t id, void *udata)
 {
 	(void)id;
 	(void)udata;
+	if (pl.forked)
+		return; /* the count is the program's own process's, as dynpmu's */
 	uint64_t sum = atomic_load_explicit(&pl.count_more, memory_order_relaxed);
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
 		sum += pl.count[i].n;
@@ -427,6 +439,23 @@ static void count_exit(qemu_plugin_id_t id, void *udata)
 		fprintf(f, "%llu\n", (unsigned long long)sum);
 		fclose(f);
 	}
+}
+
+/* ---- forked processes ------------------------------------------------------------ */
+
+/* qemu-user runs a guest's fork (clone without CLONE_VM) as a host fork(),
+ * so the child is a copy of this process, plugin included: its vCPU
+ * indices are the parent's, and its words would land in the parent's rings
+ * beside the parent's own, from a second writer (and its translations in
+ * the shared block table, under a lock that is only its own). dynpmu counts
+ * the program's own process (docs/frontend.md "Limits"): the child says
+ * that it exists and stays silent. Runs in the child, whose only thread is
+ * the one that forked. */
+static void on_fork_child(void)
+{
+	pl.forked = true;
+	if (pl.shm)
+		atomic_fetch_add_explicit(&pl.shm->forks, 1u, memory_order_relaxed);
 }
 
 /* ---- install --------------------------------------------------------------------- */
@@ -478,6 +507,10 @@ DPMU_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info
 				argv[i]);
 			return -1;
 		}
+	}
+	if (pthread_atfork(NULL, NULL, on_fork_child)) {
+		fprintf(stderr, "dynpmu plugin: cannot watch for forked processes\n");
+		return -1;
 	}
 	if (pl.count_path[0] && fd < 0) {
 		qemu_plugin_register_vcpu_tb_trans_cb(id, count_trans);

@@ -7,6 +7,8 @@
  *                waits in a futex for the other), prints N
  *   pipe N       a thread reading N messages from a pipe that main writes,
  *                one after each stretch of work (each read blocks), prints N
+ *   fork N       a child process that runs N iterations of work() while the
+ *                parent runs 10000, then waits for it (exit status 3)
  *   exitrun N    a thread that never stops, and main exiting after N
  *                iterations of work() (exit_group with a thread running)
  *   work N       N iterations of work() (for --by-symbol and determinism) */
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dynpmu/marker.h"
@@ -147,6 +150,20 @@ int main(int argc, char **argv)
 		pthread_join(t, &got);
 		printf("%ld\n", (long)(intptr_t)got);
 		return (intptr_t)got == n ? 0 : 1;
+	}
+	if (!strcmp(mode, "fork")) {
+		fflush(stdout);
+		pid_t child = fork();
+		if (child == 0) {
+			sink = work(n);
+			_exit(3);
+		}
+		sink = work(10000);
+		int st = 0;
+		if (child < 0 || waitpid(child, &st, 0) != child)
+			return 2;
+		printf("%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return 0;
 	}
 	if (!strcmp(mode, "exitrun")) {
 		pthread_t t;

@@ -151,14 +151,15 @@ busy=$(awk -F, '$4 == "INST_RETIRED" && $2 > 0' "$T/t.csv" | wc -l)
 [ $rc -eq 0 ] && [ "$(cat "$T/o")" = 40000 ] && [ "$busy" -ge 2 ] &&
 	pass "threads_run_on_their_own_cores ($busy cores busy)" ||
 	fail "threads_run_on_their_own_cores: rc $rc, $(cat "$T/t.csv")"
-# the threads table: one row per vCPU that ran, on its own core, adding up
-# to INST_RETIRED
+# the threads table: one row per vCPU that ran, each on its own core,
+# adding up to INST_RETIRED (2 or 3 rows: on a loaded host the first worker
+# may end before the second starts, which then takes its vCPU index)
 "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/th.csv" -- "$G/guest" threads >/dev/null
 rows=$(awk -F, '$1 == "thread"' "$T/th.csv" | wc -l)
 cores=$(awk -F, '$1 == "thread" { print $3 }' "$T/th.csv" | sort -u | wc -l)
 sum=$(awk -F, '$1 == "thread" { s += $4 } END { print s + 0 }' "$T/th.csv")
 total=$(csv "$T/th.csv" INST_RETIRED)
-[ "$rows" = 3 ] && [ "$cores" = 3 ] && [ "$sum" = "$total" ] &&
+[ "$rows" -ge 2 ] && [ "$cores" = "$rows" ] && [ "$sum" = "$total" ] &&
 	pass "threads_table_gives_each_vcpu_its_core_and_instructions ($rows rows, $sum)" ||
 	fail "threads_table_gives_each_vcpu_its_core_and_instructions: $(cat "$T/th.csv")"
 "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/th1.csv" -- "$G/guest" work 100 >/dev/null

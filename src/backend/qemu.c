@@ -169,6 +169,7 @@ struct qemu_be {
 	unsigned nregion;
 	unsigned core_depth[DPMU_MAX_CORES];
 	uint32_t core_stack[DPMU_MAX_CORES][REGION_DEPTH];
+	int core_vcpu[DPMU_MAX_CORES];  /* whose regions core_stack holds; -1: none */
 	int16_t *evmap;          /* event code -> report column; -1: none */
 	unsigned nev;
 
@@ -347,6 +348,26 @@ static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, boo
 	}
 	q->core_depth[v->core] = v->depth;
 	memcpy(q->core_stack[v->core], v->stack, v->depth * sizeof v->stack[0]);
+}
+
+/* vCPU i is about to run on its core. A core that threads share holds the
+ * pending events of the vCPU that ran there last; when that one had other
+ * regions open, they are delivered to its regions first, and the core then
+ * takes i's (so a region counts its own thread's events, as on a core of
+ * its own). The same regions, as most often none, need nothing. */
+static void core_take(struct qemu_be *q, unsigned i)
+{
+	const struct vstream *v = &q->vs[i];
+	unsigned c = v->core;
+	if (q->core_vcpu[c] == (int)i)
+		return;
+	q->core_vcpu[c] = (int)i;
+	if (q->core_depth[c] == v->depth &&
+	    !memcmp(q->core_stack[c], v->stack, v->depth * sizeof v->stack[0]))
+		return;
+	dpmu_uarch_flush_core(q->uarch, c);
+	q->core_depth[c] = v->depth;
+	memcpy(q->core_stack[c], v->stack, v->depth * sizeof v->stack[0]);
 }
 
 static struct symstat *sym_get(struct qemu_be *q, uint32_t name)
@@ -1084,6 +1105,7 @@ static void advance(struct qemu_be *q, unsigned i, uint64_t c0)
 /* vCPU i's turn among others: its words, then its simulated time. */
 static uint64_t turn(struct qemu_be *q, unsigned i)
 {
+	core_take(q, i);
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, q->vs[i].core);
 	uint64_t n = decode_turn(q, &q->vs[i], &q->wq[i]);
 	advance(q, i, c0);
@@ -1150,6 +1172,7 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	struct wqueue *w = &q->wq[i];
 	if (wq_len(w))
 		q->lag_wait = -1;
+	core_take(q, i);
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
 	size_t turns = 0;
 	if (wq_len(w) && !q->run_rc)
@@ -1396,8 +1419,11 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 					  (unsigned long long)st.in_flight, (unsigned long long)st.dropped);
 	}
 	if (!rc) {
-		for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
+		for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
+			if (q->vs[i].open)
+				core_take(q, i);
 			finish_block(q, &q->vs[i], 0);
+		}
 		rc = q->run_rc;
 	}
 	if (!rc && atomic_load(&q->shm->failed))
@@ -1686,6 +1712,8 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		return dpmu_err_set(err, DPMU_ENOMEM, "qemu backend: out of memory");
 	q->b.ops = &qemu_ops;
 	q->fd = -1;
+	for (unsigned c = 0; c < DPMU_MAX_CORES; c++)
+		q->core_vcpu[c] = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
 	q->stdout_fd = opt->stdout_fd;

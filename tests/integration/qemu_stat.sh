@@ -145,6 +145,15 @@ ic=$(awk '$1 == "inner" { print $4 }' "$T/e")
 	pass "regions_count_entries_and_nest (outer $oi, inner $ii)" ||
 	fail "regions_count_entries_and_nest: $(cat "$T/e")"
 
+# 9b. a region counts its own thread's events when threads share a core:
+# the other thread's run there (in no region) stays out of its columns
+for cpus in 0 0,1; do
+	"$DYNPMU" stat --cpus $cpus -e INST_RETIRED -- "$G/guest" regthreads 2>"$T/e" >/dev/null
+	mi=$(awk '$1 == "mine" { print $3 }' "$T/e"); mc=$(awk '$1 == "mine" { print $4 }' "$T/e")
+	[ -n "$mi" ] && [ "$mi" = "$mc" ] && pass "region_counts_its_own_thread (--cpus $cpus: $mi)" ||
+		fail "region_counts_its_own_thread (--cpus $cpus): instructions $mi, INST_RETIRED $mc"
+done
+
 # 10. threads on separate cores, coherence between them
 "$DYNPMU" stat -A -x, -e INST_RETIRED -o "$T/t.csv" -- "$G/guest" threads >"$T/o"; rc=$?
 busy=$(awk -F, '$4 == "INST_RETIRED" && $2 > 0' "$T/t.csv" | wc -l)

@@ -2,6 +2,8 @@
  *   upper        stdin to stdout in upper case, exit status 3
  *   crash        a load from address 0 (SIGSEGV)
  *   regions      two entries of region "outer", each with "inner" nested
+ *   regthreads   region "mine" around main's work while a second thread,
+ *                in no region, works three times as long
  *   threads      two threads incrementing a shared counter with atomics
  *   pingpong N   two threads handing a turn back and forth N times (each
  *                waits in a futex for the other), prints N
@@ -79,6 +81,13 @@ static void *pipe_reader(void *arg)
 	return (void *)(intptr_t)got;
 }
 
+static void *outside(void *arg)
+{
+	(void)arg;
+	sink = work(30000);
+	return NULL;
+}
+
 static _Atomic int spinning;
 
 /* Runs until the program exits under it. */
@@ -114,6 +123,15 @@ int main(int argc, char **argv)
 			DPMU_REGION_END("inner");
 			DPMU_REGION_END("outer");
 		}
+		return 0;
+	}
+	if (!strcmp(mode, "regthreads")) {
+		pthread_t t;
+		DPMU_REGION_BEGIN("mine");
+		pthread_create(&t, NULL, outside, NULL);
+		sink = work(10000);
+		pthread_join(t, NULL);
+		DPMU_REGION_END("mine");
 		return 0;
 	}
 	if (!strcmp(mode, "threads")) {

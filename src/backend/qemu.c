@@ -190,6 +190,9 @@ struct qemu_be {
 	 * (docs/frontend.md "Threads and interleaving") */
 	struct wqueue wq[DPMU_QEMU_MAX_VCPUS];
 	double vtime[DPMU_QEMU_MAX_VCPUS];  /* simulated ns each vCPU has run to */
+	/* simulated ns each core is busy to: the end of the last turn on it
+	 * (a core that threads share runs one at a time) */
+	double core_free[DPMU_MAX_CORES];
 	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words */
 	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
@@ -1094,12 +1097,28 @@ static __attribute__((noinline)) uint64_t decode_turn(struct qemu_be *q, struct 
 	return decode(q, v, w, false, false, &turns);
 }
 
-/* Advance vCPU i's simulated time by its core's cycles since c0. */
+/* Advance vCPU i's simulated time by its core's cycles since c0; the core
+ * is busy until then. */
 static void advance(struct qemu_be *q, unsigned i, uint64_t c0)
 {
 	const struct vstream *v = &q->vs[i];
 	uint64_t dc = dpmu_uarch_core_cycles(q->uarch, v->core) - c0;
 	q->vtime[i] += v->freq_hz ? (double)dc * 1e9 / v->freq_hz : (double)dc;
+	if (q->vtime[i] > q->core_free[v->core])
+		q->core_free[v->core] = q->vtime[i];
+}
+
+/* Whether vCPU i must wait for its core: another vCPU's turn on it ran
+ * past i's time. Its time then moves to the core's, as a time-sliced
+ * thread waits while the other runs (only on a core threads share: a
+ * core's own vCPU is never behind it). */
+static bool wait_core(struct qemu_be *q, unsigned i)
+{
+	double free = q->core_free[q->vs[i].core];
+	if (q->vtime[i] >= free)
+		return false;
+	q->vtime[i] = free;
+	return true;
 }
 
 /* vCPU i's turn among others: its words, then its simulated time. */
@@ -1172,6 +1191,7 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	struct wqueue *w = &q->wq[i];
 	if (wq_len(w))
 		q->lag_wait = -1;
+	wait_core(q, i);
 	core_take(q, i);
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
 	size_t turns = 0;
@@ -1225,6 +1245,12 @@ static size_t schedule(struct qemu_be *q)
 			order_insert(q, (uint8_t)i);
 	while (!q->run_rc && q->norder) {
 		int best = q->order[q->first];
+		if (wait_core(q, (unsigned)best)) {
+			/* later now: back among the others in order */
+			order_pop(q);
+			order_insert(q, (uint8_t)best);
+			continue;
+		}
 		if (!wq_len(&q->wq[best])) {
 			/* qemu has exited: nothing more will come */
 			if (q->exited) {

@@ -154,6 +154,19 @@ for cpus in 0 0,1; do
 		fail "region_counts_its_own_thread (--cpus $cpus): instructions $mi, INST_RETIRED $mc"
 done
 
+# 9c. threads that share a core take turns on it in simulated time: with
+# three workers on two cores (--cpus 0,1 spreads main, w1, w2, w3 over
+# cpu0, cpu1, cpu0, cpu1; main only waits), cpu0's lone worker keeps its
+# core busy in every interval while cpu1's pair shares theirs, so both
+# cores count about the same cycles per interval (before, each thread of
+# the pair ran as if alone, and cpu0 counted half)
+"$DYNPMU" stat --cpus 0,1 -A -I 0.05 -x, -e CPU_CYCLES -o "$T/ts.csv" -- "$G/guest" workers 3 400000 >/dev/null
+ratios=$(awk -F, '$5 == "CPU_CYCLES" && $2 == "cpu0" { c0[$1] = $3 } $5 == "CPU_CYCLES" && $2 == "cpu1" { c1[$1] = $3; t[n++] = $1 }
+	END { for (i = 1; i < 5 && i < n; i++) printf "%.2f ", c1[t[i]] ? c0[t[i]] / c1[t[i]] : 0 }' "$T/ts.csv")
+bad=$(echo "$ratios" | awk '{ for (i = 1; i <= NF; i++) if ($i < 0.8 || $i > 1.25) b++; print (NF < 4) + b + 0 }')
+[ "$bad" = 0 ] && pass "threads_sharing_a_core_take_turns_in_time (cpu0/cpu1 cycles: $ratios)" ||
+	fail "threads_sharing_a_core_take_turns_in_time: cpu0/cpu1 cycles per interval $ratios"
+
 # 10. threads on separate cores, coherence between them
 "$DYNPMU" stat -A -x, -e INST_RETIRED -o "$T/t.csv" -- "$G/guest" threads >"$T/o"; rc=$?
 busy=$(awk -F, '$4 == "INST_RETIRED" && $2 > 0' "$T/t.csv" | wc -l)

@@ -4,6 +4,7 @@
  *   regions      two entries of region "outer", each with "inner" nested
  *   regthreads   region "mine" around main's work while a second thread,
  *                in no region, works three times as long
+ *   workers K N  K threads running N iterations of work() each, joined
  *   threads      two threads incrementing a shared counter with atomics
  *   pingpong N   two threads handing a turn back and forth N times (each
  *                waits in a futex for the other), prints N
@@ -88,6 +89,15 @@ static void *outside(void *arg)
 	return NULL;
 }
 
+static long worker_n;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	sink = work(worker_n);
+	return NULL;
+}
+
 static _Atomic int spinning;
 
 /* Runs until the program exits under it. */
@@ -168,6 +178,16 @@ int main(int argc, char **argv)
 		pthread_join(t, &got);
 		printf("%ld\n", (long)(intptr_t)got);
 		return (intptr_t)got == n ? 0 : 1;
+	}
+	if (!strcmp(mode, "workers")) {
+		long k = n < 1 ? 1 : n > 8 ? 8 : n;
+		worker_n = argc > 3 ? atol(argv[3]) : 10000;
+		pthread_t t[8];
+		for (long i = 0; i < k; i++)
+			pthread_create(&t[i], NULL, worker, NULL);
+		for (long i = 0; i < k; i++)
+			pthread_join(t[i], NULL);
+		return 0;
 	}
 	if (!strcmp(mode, "fork")) {
 		fflush(stdout);

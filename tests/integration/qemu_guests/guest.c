@@ -4,7 +4,8 @@
  *   regions      two entries of region "outer", each with "inner" nested
  *   regthreads   region "mine" around main's work while a second thread,
  *                in no region, works three times as long
- *   workers K N  K threads running N iterations of work() each, joined
+ *   workers K N  K threads released together by a barrier, each running N
+ *                iterations of work(), joined
  *   threads      two threads incrementing a shared counter with atomics
  *   pingpong N   two threads handing a turn back and forth N times (each
  *                waits in a futex for the other), prints N
@@ -90,10 +91,12 @@ static void *outside(void *arg)
 }
 
 static long worker_n;
+static pthread_barrier_t worker_start;
 
 static void *worker(void *arg)
 {
 	(void)arg;
+	pthread_barrier_wait(&worker_start);
 	sink = work(worker_n);
 	return NULL;
 }
@@ -183,6 +186,7 @@ int main(int argc, char **argv)
 		long k = n < 1 ? 1 : n > 8 ? 8 : n;
 		worker_n = argc > 3 ? atol(argv[3]) : 10000;
 		pthread_t t[8];
+		pthread_barrier_init(&worker_start, NULL, (unsigned)k);
 		for (long i = 0; i < k; i++)
 			pthread_create(&t[i], NULL, worker, NULL);
 		for (long i = 0; i < k; i++)

@@ -803,10 +803,18 @@ static size_t collect(struct qemu_be *q)
 		total += got;
 		if (!got || had)
 			continue;
-		/* a new or woken vCPU starts at the time the others have reached */
+		/* a new or woken vCPU starts at the time the others have reached;
+		 * its core was idle from the end of its last turn until then */
 		double now = sched_now(q, nv, i);
-		if (now > q->vtime[i])
+		if (now > q->vtime[i]) {
+			unsigned c = q->vs[i].core;
+			double from = q->vtime[i] > q->core_free[c] ? q->vtime[i] : q->core_free[c];
+			if (now > from) {
+				dpmu_uarch_core_idle(q->uarch, c, (uint64_t)(now - from));
+				q->core_free[c] = now;
+			}
 			q->vtime[i] = now;
+		}
 		q->started[i] = true;
 		q->idle[i] = false;
 		if (q->lag_wait == (int)i)

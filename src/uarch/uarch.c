@@ -447,11 +447,13 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 	uint64_t t = cl->dsu_delivered;
 	struct dpmu_ucore *c = &u->cores[cl->first_core], *end = c + cl->ncores;
 	for (; c < end; c++) {
-		uint64_t key = c->work_milli + c->stall_cycles;
+		uint64_t key = dpmu_ucore_clock_key(c);
 		if (key == c->dsu_seen)
 			continue;
 		c->dsu_seen = key;
-		uint64_t d = core_dsu_cycles(u, c);
+		/* the DSU's clock runs on while the core idles */
+		uint64_t d = core_dsu_cycles(u, c) +
+			     muldiv(c->idle_ns, cl->params->freq_hz, 1000000000ull);
 		if (d > t)
 			t = d;
 	}
@@ -1360,6 +1362,12 @@ uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)
 	return u && core < u->ncores ? dpmu_ucore_cycles(&u->cores[core]) : 0;
 }
 
+void dpmu_uarch_core_idle(struct dpmu_uarch *u, unsigned core, uint64_t ns)
+{
+	if (u && core < u->ncores)
+		u->cores[core].idle_ns += ns;
+}
+
 uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u)
 {
 	uint64_t t = 0;
@@ -1367,10 +1375,11 @@ uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u)
 		struct dpmu_ucore *c = &u->cores[i];
 		/* Most cores have not moved since the last query: keyed as
 		 * core_dsu_cycles is, on the clock's two parts' sum. */
-		uint64_t key = c->work_milli + c->stall_cycles;
+		uint64_t key = dpmu_ucore_clock_key(c);
 		if (key != c->ns_key) {
 			c->ns_key = key;
-			c->ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz);
+			c->ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz) +
+				c->idle_ns;
 		}
 		if (c->ns > t)
 			t = c->ns;

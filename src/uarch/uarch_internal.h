@@ -499,8 +499,13 @@ struct dpmu_ucore {
 	 * delivery last took the core's time into the cluster's. */
 	uint64_t dsu_key, dsu_cycles, dsu_seen;
 	/* The same for the core's time in nanoseconds (dpmu_uarch_time_ns,
-	 * asked every few hundred instructions of every core) */
+	 * asked every few hundred instructions of every core), keyed on
+	 * dpmu_ucore_clock_key */
 	uint64_t ns_key, ns;
+	/* Simulated time the core spent idle (dpmu_uarch_core_idle): its
+	 * time, and the cluster's and the memory's clocks it sets, run on
+	 * through it; its cycle counter, as a core's in WFI, does not. */
+	uint64_t idle_ns;
 
 	/* The delivery list, in pend then ipend order: the events the model
 	 * counts or the observer wants, their numbers in live_code. Valid
@@ -809,7 +814,14 @@ static inline uint64_t dpmu_ucore_cycles(const struct dpmu_ucore *c)
 	return c->work_milli / 1000 + c->stall_cycles;
 }
 
-/* Simulated time of a core in picoseconds. */
+/* What changes whenever the core's time does: its clock's parts and its
+ * idle time, which only grow, so the sum is unchanged exactly when all are. */
+static inline uint64_t dpmu_ucore_clock_key(const struct dpmu_ucore *c)
+{
+	return c->work_milli + c->stall_cycles + c->idle_ns;
+}
+
+/* Simulated time of a core in picoseconds, idle time included. */
 uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c);
 
 #endif

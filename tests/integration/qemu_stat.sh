@@ -167,8 +167,15 @@ done
 ratios=$(awk -F, '$5 == "CPU_CYCLES" && $2 == "cpu0" { c0[$1] = $3 } $5 == "CPU_CYCLES" && $2 == "cpu1" { c1[$1] = $3; t[n++] = $1 }
 	END { for (i = 0; i < n; i++) printf "%.2f ", c1[t[i]] ? c0[t[i]] / c1[t[i]] : 0 }' "$T/ts.csv")
 even=$(echo "$ratios" | awk '{ for (i = 1; i <= NF; i++) if ($i >= 0.85 && $i <= 1.15) e++; print e + 0 }')
-[ "$even" -ge 2 ] && pass "threads_sharing_a_core_take_turns_in_time (cpu0/cpu1 cycles: $ratios)" ||
-	fail "threads_sharing_a_core_take_turns_in_time: cpu0/cpu1 cycles per interval $ratios"
+# and no core counts more cycles in an interval than the interval holds
+# (cpu0 and cpu1 are Cortex-A75 at 2.8 GHz in the default profile): a core
+# whose thread started late is idle until then, and the time runs on
+# through it (before, the late core's clock lagged, and the interval where
+# it took the lead held up to 1.7 intervals of its cycles; 10 % is left
+# for an interval's edges, read between two turns)
+over=$(awk -F, '$5 == "CPU_CYCLES" && ($2 == "cpu0" || $2 == "cpu1") && $3 > $6 * 2.8 * 1.1 { n++ } END { print n + 0 }' "$T/ts.csv")
+[ "$even" -ge 2 ] && [ "$over" = 0 ] && pass "threads_sharing_a_core_take_turns_in_time (cpu0/cpu1 cycles: $ratios)" ||
+	fail "threads_sharing_a_core_take_turns_in_time: cpu0/cpu1 cycles per interval $ratios, $over intervals over full"
 
 # 10. threads on separate cores, coherence between them
 "$DYNPMU" stat -A -x, -e INST_RETIRED -o "$T/t.csv" -- "$G/guest" threads >"$T/o"; rc=$?

@@ -3,7 +3,7 @@
  * stall invariant, both DSU numberings, batching (reads after a flush are
  * exact; overflow-interrupt skid bounded by the batch; what is pending
  * counts on what is programmed at delivery, docs/events.md), the
- * observer's choice of events, simulated time and the DSU clock,
+ * observer's choice of events, simulated time, idle time and the DSU clock,
  * determinism, and input validation.
  * Counts are read back through the model's system registers where the
  * rule is about what software sees.
@@ -355,6 +355,37 @@ static void time_and_bus_cycles_follow_the_clocks(void **state)
 	fx_free(f);
 }
 
+/* Idle time (docs/events.md "Idle time"): a core that idles 1 ms moves the
+ * system's time and the DSU clock on by 1 ms, and its own CPU_CYCLES and
+ * BUS_CYCLES by nothing. */
+static void idle_time_moves_the_clocks_but_not_the_cores_cycles(void **state)
+{
+	(void)state;
+	struct fx *a = fx_new(), *b = fx_new();
+	struct fx *both[2] = { a, b };
+	for (unsigned k = 0; k < 2; k++) {
+		mixed(both[k], 0, 10000, 3);
+		if (k == 1)
+			dpmu_uarch_core_idle(b->u, 0, 1000000);
+		/* after the idle time, no memory traffic, whose DRAM timing the
+		 * later clock may change */
+		for (unsigned i = 0; i < 1000; i++) {
+			struct dpmu_insn in = other(0x400000 + 4 * (i % 64), 0);
+			dpmu_uarch_retire(both[k]->u, 0, &in, 1);
+		}
+		dpmu_uarch_flush(both[k]->u);
+	}
+	assert_int_equal(dpmu_uarch_core_cycles(a->u, 0), dpmu_uarch_core_cycles(b->u, 0));
+	assert_int_equal(a->core[0][CPU_CYCLES], b->core[0][CPU_CYCLES]);
+	assert_int_equal(a->core[0][BUS_CYCLES], b->core[0][BUS_CYCLES]);
+	assert_int_equal(dpmu_uarch_time_ns(b->u), dpmu_uarch_time_ns(a->u) + 1000000);
+	uint64_t dsu_a = a->cl[0][cl_slot(CPU_CYCLES)], dsu_b = b->cl[0][cl_slot(CPU_CYCLES)];
+	uint64_t ms = a->p->clusters[0].freq_hz / 1000; /* DSU cycles in 1 ms */
+	assert_true(dsu_b >= dsu_a + ms - 1 && dsu_b <= dsu_a + ms + 1);
+	fx_free(a);
+	fx_free(b);
+}
+
 /* Implementation-defined events come from the core type's own catalog:
  * the Cortex-A55 splits predictions and stalls by cause (BR_COND_PRED 0xC9,
  * BR_COND_MIS_PRED 0xCC, STALL_FRONTEND_CACHE/TLB 0xE1/0xE2,
@@ -628,6 +659,7 @@ int main(void)
 		cmocka_unit_test(reads_after_flush_are_exact),
 		cmocka_unit_test(same_input_gives_same_counts),
 		cmocka_unit_test(time_and_bus_cycles_follow_the_clocks),
+		cmocka_unit_test(idle_time_moves_the_clocks_but_not_the_cores_cycles),
 		cmocka_unit_test(a55_split_events_add_up_to_the_totals),
 		cmocka_unit_test(counters_programmed_while_events_are_pending_count_them),
 		cmocka_unit_test(observer_gets_only_the_events_it_wants),

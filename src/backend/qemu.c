@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -659,25 +660,44 @@ static void region_word(struct vstream *v, uint64_t w)
  * thread asleep there waits for something dynpmu cannot see coming. */
 #define QEMU_LAG_PROBE_NS 100000ll
 
-/* Whether host thread tid of process pid sleeps (state S: an
- * interruptible wait, such as a read of an empty pipe). D (a disk wait)
- * ends by itself and is not counted. No answer (the thread is gone, no
- * /proc): false, and the laggard is waited for as before. */
-static bool host_thread_sleeps(pid_t pid, uint32_t tid)
+/* /proc/PID/task/TID/FILE into buf (NUL-terminated); false: no answer. */
+static bool read_task_file(pid_t pid, uint32_t tid, const char *file, char *buf, size_t cap)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%d/task/%u/stat", (int)pid, tid);
+	char path[80];
+	snprintf(path, sizeof path, "/proc/%d/task/%u/%s", (int)pid, tid, file);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
+	ssize_t n = read(fd, buf, cap - 1);
 	close(fd);
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
+	return true;
+}
+
+/* Whether host thread tid of process pid sleeps in a system call of the
+ * guest's: state S (an interruptible wait, such as a read of an empty
+ * pipe) in a call other than futex. A futex there is qemu's own lock (a
+ * guest's futex wait is in the plugin's table and never probed), which
+ * qemu's other thread soon lets go; D (a disk wait) ends by itself. No
+ * answer (the thread is gone, no /proc): false, and the laggard is waited
+ * for as before. */
+static bool host_thread_sleeps(pid_t pid, uint32_t tid)
+{
+	char buf[512];
+	if (!read_task_file(pid, tid, "stat", buf, sizeof buf))
+		return false;
 	/* "tid (comm) S ...": comm may hold spaces and parentheses */
 	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return false;
+	/* "NR args... sp pc" while in a system call, "running" or "-1 ..." else */
+	if (!read_task_file(pid, tid, "syscall", buf, sizeof buf))
+		return false;
+	char *end;
+	long nr = strtol(buf, &end, 10);
+	return end != buf && nr >= 0 && nr != SYS_futex;
 }
 /* the longest turn DPMU_QEMU_QUANTUM may ask for */
 #define QEMU_QUANTUM_MAX DPMU_UARCH_BATCH_MAX

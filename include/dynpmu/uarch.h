@@ -130,9 +130,8 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core);
 /* Core `core` was idle for ns of simulated time (its thread blocked, or
  * started after others had run): the core's time moves on, and with it
- * dpmu_uarch_time_ns and its cluster's DSU clock; its cycle counter does
- * not, as a core's in WFI. Nothing the engine times by (the DRAM epochs)
- * moves, so the counts do not depend on the idle time. */
+ * dpmu_uarch_time_ns, its cluster's DSU clock and the DRAM bandwidth
+ * epochs it is timed in; its cycle counter does not, as a core's in WFI. */
 void dpmu_uarch_core_idle(struct dpmu_uarch *u, unsigned core, uint64_t ns);
 uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u);
 

@@ -42,7 +42,7 @@ uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c)
 {
 	__extension__ typedef unsigned __int128 u128;
 	uint64_t f = c->type->freq_hz ? c->type->freq_hz : 1;
-	return (uint64_t)((u128)dpmu_ucore_cycles(c) * 1000000000000ull / f);
+	return (uint64_t)((u128)dpmu_ucore_cycles(c) * 1000000000000ull / f) + c->idle_ns * 1000;
 }
 
 /* ---- DRAM bandwidth ------------------------------------------------------- */

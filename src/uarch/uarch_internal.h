@@ -503,9 +503,8 @@ struct dpmu_ucore {
 	 * dpmu_ucore_clock_key */
 	uint64_t ns_key, ns;
 	/* Simulated time the core spent idle (dpmu_uarch_core_idle): its
-	 * time, and the cluster's DSU clock it sets, run on through it; its
-	 * cycle counter, as a core's in WFI, does not, and nor does the
-	 * memory's timing (dpmu_uarch_core_ps). */
+	 * time, and the cluster's and the memory's clocks it sets, run on
+	 * through it; its cycle counter, as a core's in WFI, does not. */
 	uint64_t idle_ns;
 
 	/* The delivery list, in pend then ipend order: the events the model
@@ -822,11 +821,7 @@ static inline uint64_t dpmu_ucore_clock_key(const struct dpmu_ucore *c)
 	return c->work_milli + c->stall_cycles + c->idle_ns;
 }
 
-/* A core's busy time in picoseconds (its cycles at its clock), which the
- * DRAM bandwidth epochs are timed in: without idle time, which a
- * multi-threaded front end reports at host-timing-dependent moments and
- * which would make the counts depend on them (false_sharing's refills
- * spread by 10 % over eight runs with it, 0.6 % without). */
+/* Simulated time of a core in picoseconds, idle time included. */
 uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c);
 
 #endif

@@ -447,13 +447,15 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 	uint64_t t = cl->dsu_delivered;
 	struct dpmu_ucore *c = &u->cores[cl->first_core], *end = c + cl->ncores;
 	for (; c < end; c++) {
-		uint64_t key = dpmu_ucore_clock_key(c);
+		uint64_t key = c->work_milli + c->stall_cycles;
 		if (key == c->dsu_seen)
 			continue;
 		c->dsu_seen = key;
-		/* the DSU's clock runs on while the core idles */
-		uint64_t d = core_dsu_cycles(u, c) +
-			     muldiv(c->idle_ns, cl->params->freq_hz, 1000000000ull);
+		/* the DSU's clock runs on while the core idles (a single
+		 * thread's core never does: no division for it) */
+		uint64_t d = core_dsu_cycles(u, c);
+		if (c->idle_ns)
+			d += muldiv(c->idle_ns, cl->params->freq_hz, 1000000000ull);
 		if (d > t)
 			t = d;
 	}
@@ -1364,8 +1366,12 @@ uint64_t dpmu_uarch_core_cycles(const struct dpmu_uarch *u, unsigned core)
 
 void dpmu_uarch_core_idle(struct dpmu_uarch *u, unsigned core, uint64_t ns)
 {
-	if (u && core < u->ncores)
-		u->cores[core].idle_ns += ns;
+	if (!u || core >= u->ncores || !ns)
+		return;
+	struct dpmu_ucore *c = &u->cores[core];
+	c->idle_ns += ns;
+	/* the time worked out for the clock as it stands is stale */
+	c->ns_key = c->dsu_seen = DPMU_UCORE_KEY_STALE;
 }
 
 uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u)
@@ -1375,7 +1381,7 @@ uint64_t dpmu_uarch_time_ns(struct dpmu_uarch *u)
 		struct dpmu_ucore *c = &u->cores[i];
 		/* Most cores have not moved since the last query: keyed as
 		 * core_dsu_cycles is, on the clock's two parts' sum. */
-		uint64_t key = dpmu_ucore_clock_key(c);
+		uint64_t key = c->work_milli + c->stall_cycles;
 		if (key != c->ns_key) {
 			c->ns_key = key;
 			c->ns = muldiv(dpmu_ucore_cycles(c), 1000000000ull, c->type->freq_hz) +

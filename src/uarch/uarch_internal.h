@@ -499,8 +499,9 @@ struct dpmu_ucore {
 	 * delivery last took the core's time into the cluster's. */
 	uint64_t dsu_key, dsu_cycles, dsu_seen;
 	/* The same for the core's time in nanoseconds (dpmu_uarch_time_ns,
-	 * asked every few hundred instructions of every core), keyed on
-	 * dpmu_ucore_clock_key */
+	 * asked every few hundred instructions of every core). Idle time
+	 * (below) sets ns_key and dsu_seen to DPMU_UCORE_KEY_STALE, a sum the
+	 * clock never reaches, so both are worked out again. */
 	uint64_t ns_key, ns;
 	/* Simulated time the core spent idle (dpmu_uarch_core_idle): its
 	 * time, and the cluster's and the memory's clocks it sets, run on
@@ -808,17 +809,12 @@ static inline uint32_t dpmu_mem_fetch(struct dpmu_uarch *u, struct dpmu_ucore *c
 	return 0;
 }
 
+#define DPMU_UCORE_KEY_STALE UINT64_MAX
+
 /* A core's clock: work cycles (whole ones) + stall cycles. */
 static inline uint64_t dpmu_ucore_cycles(const struct dpmu_ucore *c)
 {
 	return c->work_milli / 1000 + c->stall_cycles;
-}
-
-/* What changes whenever the core's time does: its clock's parts and its
- * idle time, which only grow, so the sum is unchanged exactly when all are. */
-static inline uint64_t dpmu_ucore_clock_key(const struct dpmu_ucore *c)
-{
-	return c->work_milli + c->stall_cycles + c->idle_ns;
 }
 
 /* Simulated time of a core in picoseconds, idle time included. */

@@ -112,7 +112,7 @@ struct dpmu_qemu_shm {
 	/* The host thread id of vCPU i's thread (0: not known yet), stored at
 	 * its first system call before that call's words are published: a
 	 * thread in a call the plugin does not know to wait is asked of the
-	 * kernel whether it sleeps there (/proc/PID/task/TID/stat). */
+	 * kernel whether it sleeps there (/proc/PID/task/TID). */
 	_Atomic uint32_t tid[DPMU_QEMU_MAX_VCPUS];
 	/* Processes the program forked: each stays silent (not counted). */
 	_Atomic uint32_t forks;

@@ -699,6 +699,7 @@ static bool host_thread_sleeps(pid_t pid, uint32_t tid)
 	long nr = strtol(buf, &end, 10);
 	return end != buf && nr >= 0 && nr != SYS_futex;
 }
+
 /* the longest turn DPMU_QEMU_QUANTUM may ask for */
 #define QEMU_QUANTUM_MAX DPMU_UARCH_BATCH_MAX
 #define QEMU_CHECK_INSNS DPMU_UARCH_BATCH_DEFAULT /* timer / interrupt check period */

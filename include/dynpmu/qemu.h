@@ -138,6 +138,9 @@ struct dpmu_qemu_options {
 	const char *cpus;          /* "0-3,6": cores guest threads may run on; NULL: all */
 	enum dpmu_qemu_place place;
 	bool by_symbol;            /* count per function */
+	/* every report event per vCPU, not only its instructions: a core that
+	 * threads share delivers its pending events at each hand-over */
+	bool per_thread;
 	/* The program's standard output: dynpmu's when 0 (fd 0 is standard
 	 * input, never one to write to), else this descriptor, for a caller
 	 * that prints while the program runs (dynpmu demo's snapshot loop). */

@@ -138,6 +138,7 @@ struct qemu_be {
 	char sysroot[4096];
 	char *const *argv;
 	bool by_symbol;
+	bool per_thread; /* vev: every report event per vCPU (dpmu_qemu_options) */
 	int stdout_fd; /* the program's stdout (dpmu_qemu_options), 0: dynpmu's */
 	unsigned place[DPMU_MAX_CORES]; /* vCPU i runs on place[i % nplace] */
 	unsigned nplace;
@@ -171,6 +172,7 @@ struct qemu_be {
 	unsigned core_depth[DPMU_MAX_CORES];
 	uint32_t core_stack[DPMU_MAX_CORES][REGION_DEPTH];
 	int core_vcpu[DPMU_MAX_CORES];  /* whose regions core_stack holds; -1: none */
+	uint64_t vev[DPMU_QEMU_MAX_VCPUS][NEV_MAX]; /* per_thread: report events per vCPU */
 	int16_t *evmap;          /* event code -> report column; -1: none */
 	unsigned nev;
 
@@ -294,11 +296,14 @@ static const char *name_at(const struct qemu_be *q, uint32_t off)
 static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uint64_t n)
 {
 	struct qemu_be *q = ctx;
-	if (cluster || index >= DPMU_MAX_CORES || !q->core_depth[index] || !q->evmap)
+	if (cluster || index >= DPMU_MAX_CORES || !q->evmap)
 		return;
 	int col = q->evmap[event];
 	if (col < 0)
 		return;
+	/* the vCPU on the core: what the core delivers is its (core_take) */
+	if (q->per_thread && q->core_vcpu[index] >= 0)
+		q->vev[q->core_vcpu[index]][col] += n;
 	/* inclusive: every region open on the core counts the event */
 	for (unsigned d = 0; d < q->core_depth[index]; d++)
 		q->region[q->core_stack[index][d]].ev[col] += n;
@@ -356,20 +361,21 @@ static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, boo
 
 /* vCPU i is about to run on its core. A core that threads share holds the
  * pending events of the vCPU that ran there last; when that one had other
- * regions open, they are delivered to its regions first, and the core then
- * takes i's (so a region counts its own thread's events, as on a core of
- * its own). The same regions, as most often none, need nothing. */
+ * regions open, or events go per thread, they are delivered first (to its
+ * regions, to its row), and the core then takes i's (so a region or a
+ * thread counts its own events, as on a core of its own). The same
+ * regions, as most often none, and no per-thread events need nothing. */
 static void core_take(struct qemu_be *q, unsigned i)
 {
 	const struct vstream *v = &q->vs[i];
 	unsigned c = v->core;
 	if (q->core_vcpu[c] == (int)i)
 		return;
+	bool same = q->core_depth[c] == v->depth &&
+		    !memcmp(q->core_stack[c], v->stack, v->depth * sizeof v->stack[0]);
+	if (!same || q->per_thread)
+		dpmu_uarch_flush_core(q->uarch, c);
 	q->core_vcpu[c] = (int)i;
-	if (q->core_depth[c] == v->depth &&
-	    !memcmp(q->core_stack[c], v->stack, v->depth * sizeof v->stack[0]))
-		return;
-	dpmu_uarch_flush_core(q->uarch, c);
 	q->core_depth[c] = v->depth;
 	memcpy(q->core_stack[c], v->stack, v->depth * sizeof v->stack[0]);
 }
@@ -1771,6 +1777,7 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		q->core_vcpu[c] = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
+	q->per_thread = opt->per_thread;
 	q->stdout_fd = opt->stdout_fd;
 	int rc = parse_quantum(getenv("DPMU_QEMU_QUANTUM"), &q->quantum, err);
 	if (rc) {
@@ -1945,30 +1952,51 @@ size_t dpmu_qemu_symbols(const struct dpmu_backend *b, struct dpmu_qemu_symbol *
 }
 
 /* Which core each vCPU ran on and the instructions it retired, when more
- * than one ran (one thread's are the totals): what -A's rows are made of
- * (docs/frontend.md "Threads and interleaving"). */
-static void report_threads(const struct qemu_be *q, const char *sep, FILE *out)
+ * than one ran (one thread's are the totals), and with per_thread every
+ * core event of the report too, whatever ran: what -A's rows are made of
+ * (docs/frontend.md "Threads and interleaving"). Cluster and AMU events
+ * are not split by thread: "-", as in the region table. */
+static void report_threads(const struct qemu_be *q, const struct dpmu_qemu_report_event *ev,
+			   unsigned nev, const char *sep, FILE *out)
 {
 	unsigned nv = nvcpus(q), ran = 0;
 	for (unsigned i = 0; i < nv; i++)
 		ran += q->vs[i].insns != 0;
-	if (ran < 2)
+	if (ran == 0 || (ran < 2 && !q->per_thread))
 		return;
-	if (!sep)
+	unsigned ne = q->per_thread ? (q->nev < nev ? q->nev : nev) : 0;
+	if (!sep) {
 		fprintf(out, "\n Threads (qemu's vCPUs: a thread started after another ended may "
-			     "take its index):\n\n  %6s %6s %18s\n",
+			     "take its index):\n\n  %6s %6s %18s",
 			"vcpu", "core", "instructions");
+		for (unsigned e = 0; e < ne; e++)
+			fprintf(out, " %18s", ev[e].name);
+		fprintf(out, "\n");
+	}
 	for (unsigned i = 0; i < nv; i++) {
 		const struct vstream *v = &q->vs[i];
 		if (!v->insns)
 			continue;
 		char core[16];
 		snprintf(core, sizeof core, "cpu%u", v->core);
-		if (sep)
+		if (sep) {
 			fprintf(out, "thread%svcpu%u%s%s%s%llu%sinstructions\n", sep, i, sep, core,
 				sep, (unsigned long long)v->insns, sep);
-		else
-			fprintf(out, "  %6u %6s %18llu\n", i, core, (unsigned long long)v->insns);
+			for (unsigned e = 0; e < ne; e++)
+				if (ev[e].code >= 0)
+					fprintf(out, "thread%svcpu%u%s%s%s%llu%s%s\n", sep, i, sep,
+						core, sep, (unsigned long long)q->vev[i][e], sep,
+						ev[e].name);
+			continue;
+		}
+		fprintf(out, "  %6u %6s %18llu", i, core, (unsigned long long)v->insns);
+		for (unsigned e = 0; e < ne; e++) {
+			if (ev[e].code < 0)
+				fprintf(out, " %18s", "-");
+			else
+				fprintf(out, " %18llu", (unsigned long long)q->vev[i][e]);
+		}
+		fprintf(out, "\n");
 	}
 }
 
@@ -2013,7 +2041,7 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 			}
 		}
 	}
-	report_threads(q, sep, out);
+	report_threads(q, ev, nev, sep, out);
 	size_t n = dpmu_qemu_symbols(b, NULL, 0);
 	struct dpmu_qemu_symbol *v = n ? malloc(n * sizeof *v) : NULL;
 	if (v) {

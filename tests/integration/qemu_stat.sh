@@ -198,6 +198,19 @@ total=$(csv "$T/th.csv" INST_RETIRED)
 ! grep -q '^thread,' "$T/th1.csv" && pass "threads_table_absent_for_one_thread" ||
 	fail "threads_table_absent_for_one_thread: $(cat "$T/th1.csv")"
 
+# 10b. --per-thread: each thread's events, its own even on a core threads
+# share (the core delivers at each hand-over): each vCPU's INST_RETIRED is
+# its instructions, and each event's rows add up to the total
+for cpus in 0 0-7; do
+	"$DYNPMU" stat --per-thread --cpus $cpus -x, -e INST_RETIRED,L1D_CACHE -o "$T/pt.csv" -- "$G/guest" threads >/dev/null
+	own=$(awk -F, '$1 == "thread" && $5 == "instructions" { i[$2] = $4 } $1 == "thread" && $5 == "INST_RETIRED" { r[$2] = $4 }
+		END { for (v in i) { n++; if (i[v] == r[v]) ok++ } print (n >= 2 && ok == n) ? "yes" : "no" }' "$T/pt.csv")
+	l1=$(awk -F, '$1 == "thread" && $5 == "L1D_CACHE" { s += $4 } END { print s + 0 }' "$T/pt.csv")
+	[ "$own" = yes ] && [ "$l1" = "$(csv "$T/pt.csv" L1D_CACHE)" ] &&
+		pass "per_thread_events_are_each_threads_own (--cpus $cpus)" ||
+		fail "per_thread_events_are_each_threads_own (--cpus $cpus): $(grep '^thread' "$T/pt.csv" | tr '\n' ' ')"
+done
+
 # 11. a thread blocked in a futex wait is set aside at once: the plugin
 # publishes its words and marks the wait at the system call, so the
 # scheduler never takes it for a preempted thread (the 50 ms wait). Each of

@@ -34,6 +34,7 @@ expect 1 "$T/malformed.trace:4: branch kind 'jump' must be cond, uncond, call, r
 expect 1 "$W: read error" -- "$DYNPMU" stat --trace "$W"
 expect 2 "no trace given (--trace FILE)" -- "$DYNPMU" stat
 expect 2 "no program after --" -- "$DYNPMU" stat -e inst_retired --
+expect 2 "--per-thread: a trace has cores, not threads" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --per-thread
 expect 2 "-e '': no event given" -- "$DYNPMU" stat --trace "$T/two_cores.trace" -e ''
 # An output that cannot be written is told before the run, and nothing is
 # measured or written

@@ -28,7 +28,7 @@ static void stat_usage(FILE *out)
 	fprintf(out,
 		"usage: dynpmu stat [OPTIONS] --trace FILE\n"
 		"       dynpmu stat [OPTIONS] [--sysroot DIR] [--cpus LIST] [--place P]\n"
-		"                   [--by-symbol] -- PROGRAM [ARGS...]\n\n"
+		"                   [--by-symbol] [--per-thread] -- PROGRAM [ARGS...]\n\n"
 		"Count events of a workload on the simulated cluster, read back through the\n"
 		"driver, like perf stat: a trace of retired instructions (docs/trace-format.md)\n"
 		"or a real aarch64 program run under qemu-aarch64 (docs/frontend.md). Every\n"
@@ -47,6 +47,7 @@ static void stat_usage(FILE *out)
 		"  --cpus LIST      cores guest threads may run on (0-3,6)\n"
 		"  --place P        big, little or spread (default): which cores threads take\n"
 		"  --by-symbol      counts per function\n"
+		"  --per-thread     every event per thread (qemu's vCPUs) as well\n"
 		"  -v, --verbose    after a program's run, how its threads were interleaved:\n"
 		"                   turns, threads set aside without words, host time idle\n"
 		"  --long           64-bit counts: CHAIN pairs on 32-bit PMUs\n"
@@ -94,6 +95,7 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		{"cpus", required_argument, NULL, 'C'},
 		{"place", required_argument, NULL, 'P'},
 		{"by-symbol", no_argument, NULL, 'S'},
+		{"per-thread", no_argument, NULL, 'H'},
 		{"output", required_argument, NULL, 'o'},
 		{"long", no_argument, NULL, 'L'},
 		{"mux-interval", required_argument, NULL, 'm'},
@@ -152,6 +154,9 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 			break;
 		case 'S':
 			o->by_symbol = true;
+			break;
+		case 'H':
+			o->per_thread = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -212,6 +217,11 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 	if (optind < argc) {
 		o->prog_argv = argv + optind;
 		return 0;
+	}
+	if (o->per_thread && o->trace) {
+		fprintf(stderr, "dynpmu stat: --per-thread: a trace has cores, not threads (use -A); "
+				"threads are a program's (-- PROGRAM)\n");
+		return DPMU_EXIT_USAGE;
 	}
 	if (!o->trace) {
 		fprintf(stderr, optind > 1 && !strcmp(argv[optind - 1], "--")
@@ -328,7 +338,8 @@ static int stat_backend(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 	}
 	struct dpmu_qemu_options qo = {.profile = o->profile, .program = o->prog_argv[0],
 				       .argv = o->prog_argv, .sysroot = o->sysroot,
-				       .cpus = o->cpus, .by_symbol = o->by_symbol};
+				       .cpus = o->cpus, .by_symbol = o->by_symbol,
+				       .per_thread = o->per_thread};
 	if (o->place && dpmu_qemu_place_parse(o->place, &qo.place, err)) {
 		r->bad_input = true;
 		return DPMU_EINVAL;

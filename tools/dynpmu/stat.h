@@ -32,6 +32,7 @@ struct dpmu_stat_opts {
 	const char *place;
 	const char *output;
 	bool by_symbol;
+	bool per_thread;           /* --per-thread: the threads table gets the events */
 	bool verbose;              /* -v: the scheduler's figures after a program's run */
 	/* monitoring methods (docs/stat.md) */
 	bool long_counters;        /* --long */

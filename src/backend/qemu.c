@@ -296,7 +296,8 @@ static const char *name_at(const struct qemu_be *q, uint32_t off)
 static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uint64_t n)
 {
 	struct qemu_be *q = ctx;
-	if (cluster || index >= DPMU_MAX_CORES || !q->evmap)
+	if (cluster || index >= DPMU_MAX_CORES || !q->evmap ||
+	    (!q->core_depth[index] && !q->per_thread))
 		return;
 	int col = q->evmap[event];
 	if (col < 0)

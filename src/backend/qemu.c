@@ -296,8 +296,7 @@ static const char *name_at(const struct qemu_be *q, uint32_t off)
 static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uint64_t n)
 {
 	struct qemu_be *q = ctx;
-	if (cluster || index >= DPMU_MAX_CORES || !q->evmap ||
-	    (!q->core_depth[index] && !q->per_thread))
+	if (cluster || index >= DPMU_MAX_CORES || !q->evmap)
 		return;
 	int col = q->evmap[event];
 	if (col < 0)
@@ -310,15 +309,17 @@ static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uin
 		q->region[q->core_stack[index][d]].ev[col] += n;
 }
 
-/* The deliveries observe() uses: core events a region column counts. The
- * engine asks while it builds its delivery lists and keeps the answers;
- * dpmu_qemu_set_region_events sets the observer again, which makes it ask
- * anew. */
+/* The deliveries observe() uses: core events a region column counts, once
+ * a region exists, or a thread's row (per_thread). The engine asks while
+ * it builds its delivery lists and keeps the answers; it asks anew when the
+ * observer is set again: by dpmu_qemu_set_region_events, and when the
+ * first region opens (region_index), so a run without regions or
+ * per-thread events delivers nothing to observe(). */
 static bool wants(void *ctx, bool cluster, unsigned index, uint16_t event)
 {
 	const struct qemu_be *q = ctx;
 	(void)index;
-	return !cluster && q->evmap && q->evmap[event] >= 0;
+	return !cluster && q->evmap && q->evmap[event] >= 0 && (q->nregion || q->per_thread);
 }
 
 static int region_index(struct qemu_be *q, uint32_t name)
@@ -329,7 +330,9 @@ static int region_index(struct qemu_be *q, uint32_t name)
 	if (q->nregion == REGION_MAX)
 		return -1;
 	q->region[q->nregion].name = name;
-	return (int)q->nregion++;
+	if (q->nregion++ == 0 && !q->per_thread)
+		dpmu_uarch_set_observer(q->uarch, observe, wants, q); /* wants() changed */
+	return (int)q->nregion - 1;
 }
 
 /* A marker took effect on `v` (after its load retired): deliver what the

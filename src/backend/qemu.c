@@ -1955,11 +1955,53 @@ size_t dpmu_qemu_symbols(const struct dpmu_backend *b, struct dpmu_qemu_symbol *
 	return n;
 }
 
+/* The report's tables (regions, threads) share their cells: a text row
+ * has a column per report event, "-" for a cluster or AMU event (those
+ * counters are not split: "-", not 0); a CSV row is KIND,A,B,VALUE,EVENT,
+ * one per core event. */
+static unsigned report_columns(const struct qemu_be *q, unsigned nev)
+{
+	return q->nev < nev ? q->nev : nev;
+}
+
+static void event_heads(FILE *out, const struct dpmu_qemu_report_event *ev, unsigned ne)
+{
+	for (unsigned e = 0; e < ne; e++)
+		fprintf(out, " %18s", ev[e].name);
+	fprintf(out, "\n");
+}
+
+static void event_cells(FILE *out, const struct dpmu_qemu_report_event *ev, unsigned ne,
+			const uint64_t *val)
+{
+	for (unsigned e = 0; e < ne; e++) {
+		if (ev[e].code < 0)
+			fprintf(out, " %18s", "-");
+		else
+			fprintf(out, " %18llu", (unsigned long long)val[e]);
+	}
+	fprintf(out, "\n");
+}
+
+static void csv_row(FILE *out, const char *sep, const char *kind, const char *a, const char *b,
+		    uint64_t value, const char *event)
+{
+	fprintf(out, "%s%s%s%s%s%s%llu%s%s\n", kind, sep, a, sep, b, sep, (unsigned long long)value,
+		sep, event);
+}
+
+static void event_rows(FILE *out, const char *sep, const char *kind, const char *a, const char *b,
+		       const struct dpmu_qemu_report_event *ev, unsigned ne, const uint64_t *val)
+{
+	for (unsigned e = 0; e < ne; e++)
+		if (ev[e].code >= 0)
+			csv_row(out, sep, kind, a, b, val[e], ev[e].name);
+}
+
 /* Which core each vCPU ran on and the instructions it retired, when more
  * than one ran (one thread's are the totals), and with per_thread every
  * core event of the report too, whatever ran: what -A's rows are made of
- * (docs/frontend.md "Threads and interleaving"). Cluster and AMU events
- * are not split by thread: "-", as in the region table. */
+ * (docs/frontend.md "Threads and interleaving"). */
 static void report_threads(const struct qemu_be *q, const struct dpmu_qemu_report_event *ev,
 			   unsigned nev, const char *sep, FILE *out)
 {
@@ -1968,39 +2010,27 @@ static void report_threads(const struct qemu_be *q, const struct dpmu_qemu_repor
 		ran += q->vs[i].insns != 0;
 	if (ran == 0 || (ran < 2 && !q->per_thread))
 		return;
-	unsigned ne = q->per_thread ? (q->nev < nev ? q->nev : nev) : 0;
+	unsigned ne = q->per_thread ? report_columns(q, nev) : 0;
 	if (!sep) {
 		fprintf(out, "\n Threads (qemu's vCPUs: a thread started after another ended may "
 			     "take its index):\n\n  %6s %6s %18s",
 			"vcpu", "core", "instructions");
-		for (unsigned e = 0; e < ne; e++)
-			fprintf(out, " %18s", ev[e].name);
-		fprintf(out, "\n");
+		event_heads(out, ev, ne);
 	}
 	for (unsigned i = 0; i < nv; i++) {
 		const struct vstream *v = &q->vs[i];
 		if (!v->insns)
 			continue;
-		char core[16];
+		char vcpu[16], core[16];
+		snprintf(vcpu, sizeof vcpu, "vcpu%u", i);
 		snprintf(core, sizeof core, "cpu%u", v->core);
 		if (sep) {
-			fprintf(out, "thread%svcpu%u%s%s%s%llu%sinstructions\n", sep, i, sep, core,
-				sep, (unsigned long long)v->insns, sep);
-			for (unsigned e = 0; e < ne; e++)
-				if (ev[e].code >= 0)
-					fprintf(out, "thread%svcpu%u%s%s%s%llu%s%s\n", sep, i, sep,
-						core, sep, (unsigned long long)q->vev[i][e], sep,
-						ev[e].name);
+			csv_row(out, sep, "thread", vcpu, core, v->insns, "instructions");
+			event_rows(out, sep, "thread", vcpu, core, ev, ne, q->vev[i]);
 			continue;
 		}
 		fprintf(out, "  %6u %6s %18llu", i, core, (unsigned long long)v->insns);
-		for (unsigned e = 0; e < ne; e++) {
-			if (ev[e].code < 0)
-				fprintf(out, " %18s", "-");
-			else
-				fprintf(out, " %18llu", (unsigned long long)q->vev[i][e]);
-		}
-		fprintf(out, "\n");
+		event_cells(out, ev, ne, q->vev[i]);
 	}
 }
 
@@ -2008,42 +2038,24 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 		      unsigned nev, const char *sep, FILE *out)
 {
 	const struct qemu_be *q = (const struct qemu_be *)b;
-	if (q->nregion) {
+	unsigned ne = report_columns(q, nev);
+	if (q->nregion && !sep) {
+		fprintf(out, "\n Regions (DPMU_REGION_BEGIN/END):\n\n");
+		fprintf(out, "  %-24s %10s %18s", "region", "entries", "instructions");
+		event_heads(out, ev, ne);
+	}
+	for (unsigned r = 0; r < q->nregion; r++) {
+		const char *name = name_at(q, q->region[r].name);
+		if (!name)
+			name = "?";
 		if (sep) {
-			for (unsigned r = 0; r < q->nregion; r++) {
-				const char *name = name_at(q, q->region[r].name);
-				fprintf(out, "region%s%s%s%s%llu%sinstructions\n", sep, name ? name : "?",
-					sep, sep, (unsigned long long)q->region[r].insns, sep);
-				for (unsigned e = 0; e < q->nev && e < nev; e++)
-					if (ev[e].code >= 0) /* regions count core events only */
-						fprintf(out, "region%s%s%s%s%llu%s%s\n", sep,
-							name ? name : "?", sep, sep,
-							(unsigned long long)q->region[r].ev[e], sep,
-							ev[e].name);
-			}
-		} else {
-			fprintf(out, "\n Regions (DPMU_REGION_BEGIN/END):\n\n");
-			fprintf(out, "  %-24s %10s %18s", "region", "entries", "instructions");
-			for (unsigned e = 0; e < q->nev && e < nev; e++)
-				fprintf(out, " %18s", ev[e].name);
-			fprintf(out, "\n");
-			for (unsigned r = 0; r < q->nregion; r++) {
-				const char *name = name_at(q, q->region[r].name);
-				fprintf(out, "  %-24s %10llu %18llu", name ? name : "?",
-					(unsigned long long)q->region[r].entries,
-					(unsigned long long)q->region[r].insns);
-				for (unsigned e = 0; e < q->nev && e < nev; e++) {
-					/* Regions count core events; cluster and AMU
-					 * counters are not split by region: "-", not 0. */
-					if (ev[e].code < 0)
-						fprintf(out, " %18s", "-");
-					else
-						fprintf(out, " %18llu",
-							(unsigned long long)q->region[r].ev[e]);
-				}
-				fprintf(out, "\n");
-			}
+			csv_row(out, sep, "region", name, "", q->region[r].insns, "instructions");
+			event_rows(out, sep, "region", name, "", ev, ne, q->region[r].ev);
+			continue;
 		}
+		fprintf(out, "  %-24s %10llu %18llu", name, (unsigned long long)q->region[r].entries,
+			(unsigned long long)q->region[r].insns);
+		event_cells(out, ev, ne, q->region[r].ev);
 	}
 	report_threads(q, ev, nev, sep, out);
 	size_t n = dpmu_qemu_symbols(b, NULL, 0);

@@ -35,6 +35,8 @@ expect 1 "$W: read error" -- "$DYNPMU" stat --trace "$W"
 expect 2 "no trace given (--trace FILE)" -- "$DYNPMU" stat
 expect 2 "no program after --" -- "$DYNPMU" stat -e inst_retired --
 expect 2 "--per-thread: a trace has cores, not threads" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --per-thread
+expect 2 "--by-symbol: is for a program (-- PROGRAM), not a trace" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --by-symbol
+expect 2 "--cpus: is for a program (-- PROGRAM): a trace names its cores" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --cpus 0
 expect 2 "-e '': no event given" -- "$DYNPMU" stat --trace "$T/two_cores.trace" -e ''
 # An output that cannot be written is told before the run, and nothing is
 # measured or written

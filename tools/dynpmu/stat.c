@@ -32,7 +32,8 @@ static void stat_usage(FILE *out)
 		"Count events of a workload on the simulated cluster, read back through the\n"
 		"driver, like perf stat: a trace of retired instructions (docs/trace-format.md)\n"
 		"or a real aarch64 program run under qemu-aarch64 (docs/frontend.md). Every\n"
-		"option below works for both; -o FILE takes the report.\n\n"
+		"option below works for both but --sysroot, --cpus, --place, --by-symbol,\n"
+		"--per-thread and -v, which are a program's; -o FILE takes the report.\n\n"
 		"  --trace FILE     trace to replay (text or binary)\n"
 		"  -e, --event L    comma-separated events: catalog names (case-insensitive),\n"
 		"                   raw codes r1b / 0x1b, core/NAME/ or cluster/NAME/\n"
@@ -218,11 +219,24 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		o->prog_argv = argv + optind;
 		return 0;
 	}
-	if (o->per_thread && o->trace) {
-		fprintf(stderr, "dynpmu stat: --per-thread: a trace has cores, not threads (use -A); "
-				"threads are a program's (-- PROGRAM)\n");
-		return DPMU_EXIT_USAGE;
-	}
+	/* The options only a program has: with a trace they would be ignored. */
+	const struct {
+		bool given;
+		const char *name, *why;
+	} program_only[] = {
+		{o->sysroot != NULL, "--sysroot", "is for a program (-- PROGRAM), not a trace"},
+		{o->cpus != NULL, "--cpus", "is for a program (-- PROGRAM): a trace names its cores"},
+		{o->place != NULL, "--place", "is for a program (-- PROGRAM): a trace names its cores"},
+		{o->by_symbol, "--by-symbol", "is for a program (-- PROGRAM), not a trace"},
+		{o->per_thread, "--per-thread",
+		 "a trace has cores, not threads (use -A); threads are a program's (-- PROGRAM)"},
+		{o->verbose, "-v", "is for a program (-- PROGRAM), not a trace"},
+	};
+	for (size_t i = 0; o->trace && i < sizeof program_only / sizeof program_only[0]; i++)
+		if (program_only[i].given) {
+			fprintf(stderr, "dynpmu stat: %s: %s\n", program_only[i].name, program_only[i].why);
+			return DPMU_EXIT_USAGE;
+		}
 	if (!o->trace) {
 		fprintf(stderr, optind > 1 && !strcmp(argv[optind - 1], "--")
 					? "dynpmu stat: no program after --\n"

@@ -166,12 +166,11 @@ struct qemu_be {
 	uint64_t per_core[DPMU_MAX_CORES];
 	uint64_t since_tick;
 
-	/* regions: per core, the regions the vCPU retiring there has open */
+	/* regions; per core, the vCPU whose turn it holds (core_take): what
+	 * the core delivers goes to that one's open regions (vs[].stack) */
 	struct region region[REGION_MAX];
 	unsigned nregion;
-	unsigned core_depth[DPMU_MAX_CORES];
-	uint32_t core_stack[DPMU_MAX_CORES][REGION_DEPTH];
-	int core_vcpu[DPMU_MAX_CORES];  /* whose regions core_stack holds; -1: none */
+	int core_vcpu[DPMU_MAX_CORES];  /* -1: none yet */
 	uint64_t vev[DPMU_QEMU_MAX_VCPUS][NEV_MAX]; /* per_thread: report events per vCPU */
 	int16_t *evmap;          /* event code -> report column; -1: none */
 	unsigned nev;
@@ -302,11 +301,15 @@ static void observe(void *ctx, bool cluster, unsigned index, uint16_t event, uin
 	if (col < 0)
 		return;
 	/* the vCPU on the core: what the core delivers is its (core_take) */
-	if (q->per_thread && q->core_vcpu[index] >= 0)
-		q->vev[q->core_vcpu[index]][col] += n;
-	/* inclusive: every region open on the core counts the event */
-	for (unsigned d = 0; d < q->core_depth[index]; d++)
-		q->region[q->core_stack[index][d]].ev[col] += n;
+	int i = q->core_vcpu[index];
+	if (i < 0)
+		return;
+	if (q->per_thread)
+		q->vev[i][col] += n;
+	/* inclusive: every region open in it counts the event */
+	const struct vstream *v = &q->vs[i];
+	for (unsigned d = 0; d < v->depth; d++)
+		q->region[v->stack[d]].ev[col] += n;
 }
 
 /* The deliveries observe() uses: core events a region column counts, once
@@ -359,8 +362,6 @@ static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, boo
 			}
 		}
 	}
-	q->core_depth[v->core] = v->depth;
-	memcpy(q->core_stack[v->core], v->stack, v->depth * sizeof v->stack[0]);
 }
 
 /* vCPU i is about to run on its core. A core that threads share holds the
@@ -373,15 +374,16 @@ static void core_take(struct qemu_be *q, unsigned i)
 {
 	const struct vstream *v = &q->vs[i];
 	unsigned c = v->core;
-	if (q->core_vcpu[c] == (int)i)
+	int last = q->core_vcpu[c];
+	if (last == (int)i)
 		return;
-	bool same = q->core_depth[c] == v->depth &&
-		    !memcmp(q->core_stack[c], v->stack, v->depth * sizeof v->stack[0]);
+	const struct vstream *l = last >= 0 ? &q->vs[last] : NULL;
+	bool same = l ? l->depth == v->depth &&
+			       !memcmp(l->stack, v->stack, v->depth * sizeof v->stack[0])
+		      : v->depth == 0;
 	if (!same || q->per_thread)
 		dpmu_uarch_flush_core(q->uarch, c);
 	q->core_vcpu[c] = (int)i;
-	q->core_depth[c] = v->depth;
-	memcpy(q->core_stack[c], v->stack, v->depth * sizeof v->stack[0]);
 }
 
 static struct symstat *sym_get(struct qemu_be *q, uint32_t name)

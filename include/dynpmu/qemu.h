@@ -51,7 +51,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 /* ---- wire format ------------------------------------------------------------ */
 
 #define DPMU_QEMU_MAGIC 0x31554d4551554d50ull /* "PMUQEMU1" */
-#define DPMU_QEMU_VERSION 4u
+#define DPMU_QEMU_VERSION 5u
 #define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
 #define DPMU_QEMU_RING_SLOTS 4096u
 #define DPMU_QEMU_MAX_BLOCKS (1u << 20)   /* translated blocks in one run */
@@ -65,6 +65,9 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 #define DPMU_QEMU_TAG_SHIFT 48
 #define DPMU_QEMU_TAG_BLOCK 0xffffull     /* low 32 bits: block id */
 #define DPMU_QEMU_TAG_REGION 0xfffeull    /* bit 47: end; low 32: name offset */
+/* The vCPU's thread ended (its last word): its index may be given to a
+ * later thread, whose words continue the stream. */
+#define DPMU_QEMU_TAG_THREAD_END 0xfffdull
 #define DPMU_QEMU_TAG_ADDR_MAX 0xfff0ull  /* index + 1 up to this */
 #define DPMU_QEMU_ADDR_MASK ((1ull << 48) - 1)
 #define DPMU_QEMU_WORDS 6u
@@ -172,8 +175,9 @@ struct dpmu_qemu_sched_stats {
 	/* vCPUs set aside without words: at once in a system call that waits
 	 * (futex, sleep, poll: shm->waiting), in another system call (found
 	 * asleep in the host after 100 us: aside_asleep of them, else after
-	 * 2 ms), after 50 ms outside one (a preempted host thread) */
-	uint64_t aside_waiting, aside_syscall, aside_asleep, aside_running;
+	 * 2 ms), after 50 ms outside one (a preempted host thread); at once
+	 * when its thread has ended */
+	uint64_t aside_waiting, aside_syscall, aside_asleep, aside_running, aside_ended;
 	uint64_t idle_ns;       /* host time dynpmu slept with nothing to run */
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,7 +36,6 @@
 #include "dynpmu/uarch.h"
 
 #define REGION_MAX 64u
-#define REGION_DEPTH 16u
 #define NEV_MAX 64u
 
 /* The tag that ends a block's list of expected address tags (bdec.exp):
@@ -52,6 +52,9 @@ struct region {
 	uint64_t entries;
 	uint64_t insns;
 	uint64_t ev[NEV_MAX];
+	/* markers that did not pair up (the report says so): entries whose
+	 * thread ended first (closed there), ends with no entry open */
+	uint64_t left_open, stray_ends;
 };
 
 /* One function's totals (--by-symbol). */
@@ -65,6 +68,7 @@ struct vstream {
 	unsigned core;
 	struct dpmu_ucore *uc; /* the engine's handle of core */
 	bool open;          /* a block entry is pending its addresses */
+	bool ended;         /* the last word taken was its thread's end */
 	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	const struct bdec *blk; /* the open block's, classified (block_first) */
 	/* the open block's addresses: the indices of the instructions that
@@ -79,8 +83,12 @@ struct vstream {
 		bool end;
 	} rev[32];
 	unsigned nrev;
-	unsigned depth;     /* regions open on this stream */
-	uint32_t stack[REGION_DEPTH];
+	/* the regions open on this stream, each once (in the order they
+	 * opened), with the entries of each still open: an event counts once
+	 * in a region however deep its entries nest (recursion) */
+	unsigned depth;
+	uint32_t stack[REGION_MAX];
+	uint32_t nest[REGION_MAX];
 	uint64_t insns;
 	/* instructions of a turn the queue ran out in before the quantum:
 	 * the turn goes on with the next words, so where turns end (and the
@@ -170,6 +178,9 @@ struct qemu_be {
 	 * the core delivers goes to that one's open regions (vs[].stack) */
 	struct region region[REGION_MAX];
 	unsigned nregion;
+	/* markers not counted: of a name beyond REGION_MAX, or beyond a
+	 * block's room for them (vstream.rev) */
+	uint64_t region_refused, markers_dropped;
 	int core_vcpu[DPMU_MAX_CORES];  /* -1: none yet */
 	uint64_t vev[DPMU_QEMU_MAX_VCPUS][NEV_MAX]; /* per_thread: report events per vCPU */
 	int16_t *evmap;          /* event code -> report column; -1: none */
@@ -339,29 +350,52 @@ static int region_index(struct qemu_be *q, uint32_t name)
 }
 
 /* A marker took effect on `v` (after its load retired): deliver what the
- * core holds so far to the regions open until now, then open or close. */
+ * core holds so far to the regions open until now, then open or close an
+ * entry. A name beyond REGION_MAX is not counted, and said. */
 static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, bool end)
 {
 	dpmu_uarch_flush_core(q->uarch, v->core);
 	int r = region_index(q, name);
-	if (r < 0)
+	if (r < 0) {
+		q->region_refused++;
 		return;
-	if (!end) {
-		if (v->depth < REGION_DEPTH) {
-			v->stack[v->depth++] = (uint32_t)r;
-			q->region[r].entries++;
-		}
-	} else {
-		/* close the innermost open region of that name */
-		for (unsigned d = v->depth; d-- > 0;) {
-			if (v->stack[d] == (uint32_t)r) {
-				memmove(&v->stack[d], &v->stack[d + 1],
-					(v->depth - d - 1) * sizeof v->stack[0]);
-				v->depth--;
-				break;
-			}
-		}
 	}
+	unsigned d = 0;
+	while (d < v->depth && v->stack[d] != (uint32_t)r)
+		d++;
+	if (!end) {
+		q->region[r].entries++;
+		if (d == v->depth) { /* d < REGION_MAX: each region once */
+			v->stack[d] = (uint32_t)r;
+			v->nest[d] = 0;
+			v->depth++;
+		}
+		v->nest[d]++;
+		return;
+	}
+	if (d == v->depth) {
+		q->region[r].stray_ends++;
+		return;
+	}
+	if (--v->nest[d] == 0) {
+		v->depth--;
+		memmove(&v->stack[d], &v->stack[d + 1], (v->depth - d) * sizeof v->stack[0]);
+		memmove(&v->nest[d], &v->nest[d + 1], (v->depth - d) * sizeof v->nest[0]);
+	}
+}
+
+/* v's thread ended: what its core holds goes to its regions, which close
+ * with it (a later thread given its index starts in none); until more
+ * words come, the scheduler waits for none. */
+static void thread_end(struct qemu_be *q, struct vstream *v)
+{
+	v->ended = true;
+	if (!v->depth)
+		return;
+	dpmu_uarch_flush_core(q->uarch, v->core);
+	for (unsigned d = 0; d < v->depth; d++)
+		q->region[v->stack[d]].left_open += v->nest[d];
+	v->depth = 0;
 }
 
 /* vCPU i is about to run on its core. A core that threads share holds the
@@ -633,14 +667,18 @@ static int stream_alloc(struct vstream *v)
 
 /* A region marker word of the open block: it belongs to the address entry
  * just before it. */
-static void region_word(struct vstream *v, uint64_t w)
+static void region_word(struct qemu_be *q, struct vstream *v, uint64_t w)
 {
-	if (v->nrev < sizeof v->rev / sizeof v->rev[0] && v->na) {
-		v->rev[v->nrev].idx = v->aidx[v->na - 1];
-		v->rev[v->nrev].name = (uint32_t)w;
-		v->rev[v->nrev].end = (w >> 47) & 1;
-		v->nrev++;
+	if (!v->na)
+		return; /* a stray: no load before it */
+	if (v->nrev == sizeof v->rev / sizeof v->rev[0]) {
+		q->markers_dropped++;
+		return;
 	}
+	v->rev[v->nrev].idx = v->aidx[v->na - 1];
+	v->rev[v->nrev].name = (uint32_t)w;
+	v->rev[v->nrev].end = (w >> 47) & 1;
+	v->nrev++;
 }
 
 /* ---- scheduling: interleaving the vCPUs in simulated time ------------------------ *
@@ -915,6 +953,7 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 		q->run_rc = dpmu_err_set(q->run_err, DPMU_ENOMEM, "qemu backend: out of memory");
 		return 0;
 	}
+	v->ended = false; /* words after its end: a later thread's */
 	/* Only wp lives in a register across the blocks: the queue's end
 	 * (we) and the checked mode's aidx are reloaded where they are used,
 	 * off the fast path, so that the values every block uses (cur, ran,
@@ -1030,7 +1069,10 @@ checked:
 			}
 		} else if (tag == DPMU_QEMU_TAG_REGION && cur != &bdec_none) {
 			v->na = na;
-			region_word(v, x);
+			region_word(q, v, x);
+		} else if (tag == DPMU_QEMU_TAG_THREAD_END) {
+			b = NULL;
+			goto retire_open;
 		}
 	}
 	if (!solo)
@@ -1055,6 +1097,7 @@ run_slow:
 	b = block_of(q, (uint32_t)x);
 	if (q1)
 		turn_end = ran + 1; /* where the last turn ended, + 1 */
+retire_open:
 	if (cur != &bdec_none) {
 		/* it may open or close regions: the tallies first */
 		retired(q, v, ran - flushed);
@@ -1067,6 +1110,9 @@ run_slow:
 	}
 	if (!b) {
 		cur = &bdec_none;
+		/* the thread's end: its last block ran to its exit call */
+		if (x >> DPMU_QEMU_TAG_SHIFT == DPMU_QEMU_TAG_THREAD_END)
+			thread_end(q, v);
 		goto out;
 	}
 	/* v->nrev is 0: a region word made the block that had it take the
@@ -1293,8 +1339,11 @@ static size_t schedule(struct qemu_be *q)
 			continue;
 		}
 		if (!wq_len(&q->wq[best])) {
-			/* qemu has exited: nothing more will come */
-			if (q->exited) {
+			/* qemu has exited, or its thread has: nothing more
+			 * will come (a later thread given its index starts
+			 * with words of its own) */
+			if (q->exited || q->vs[best].ended) {
+				q->sched.aside_ended += !q->exited;
 				q->idle[best] = true;
 				order_pop(q);
 				continue;
@@ -2000,6 +2049,78 @@ static void event_rows(FILE *out, const char *sep, const char *kind, const char 
 			csv_row(out, sep, kind, a, b, val[e], ev[e].name);
 }
 
+static const char *plural(uint64_t n, const char *one, const char *more)
+{
+	return n == 1 ? one : more;
+}
+
+/* A line of the report's notes, the first after a blank line. */
+static __attribute__((format(printf, 3, 4))) void note_line(FILE *out, bool *head,
+							   const char *fmt, ...)
+{
+	if (!*head)
+		fputc('\n', out);
+	*head = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+}
+
+/* Markers that did not pair up, or were not counted: each region's counts
+ * are what the table says, and why they may not be what was meant. In CSV,
+ * rows region,NAME,,N,WHAT and regions,,,N,markers_not_counted. */
+static void report_region_notes(const struct qemu_be *q, const char *sep, FILE *out)
+{
+	bool head = false;
+	for (unsigned r = 0; r < q->nregion; r++) {
+		const struct region *g = &q->region[r];
+		uint64_t at_exit = 0;
+		for (unsigned i = 0, nv = nvcpus(q); i < nv; i++)
+			for (unsigned d = 0; d < q->vs[i].depth; d++)
+				if (q->vs[i].stack[d] == r)
+					at_exit += q->vs[i].nest[d];
+		const char *name = name_at(q, g->name);
+		if (!name)
+			name = "?";
+		struct {
+			uint64_t n;
+			const char *one, *more, *what, *csv;
+		} note[] = {
+			{at_exit, "entry", "entries", "still open at the program's exit, counted to it",
+			 "open_at_exit"},
+			{g->left_open, "entry", "entries",
+			 "left open by a thread that ended, counted to its end", "left_open"},
+			{g->stray_ends, "end", "ends", "with no entry open, not counted", "stray_ends"},
+		};
+		for (unsigned k = 0; k < sizeof note / sizeof note[0]; k++) {
+			if (!note[k].n)
+				continue;
+			if (sep) {
+				csv_row(out, sep, "region", name, "", note[k].n, note[k].csv);
+				continue;
+			}
+			note_line(out, &head, " region %s: %llu %s %s\n", name,
+				  (unsigned long long)note[k].n,
+				  plural(note[k].n, note[k].one, note[k].more), note[k].what);
+		}
+	}
+	uint64_t lost = q->region_refused + q->markers_dropped;
+	if (sep && lost)
+		csv_row(out, sep, "regions", "", "", lost, "markers_not_counted");
+	if (sep)
+		return;
+	if (q->region_refused)
+		note_line(out, &head, " %llu region %s of names beyond the first %u not counted\n",
+			  (unsigned long long)q->region_refused,
+			  plural(q->region_refused, "marker", "markers"), REGION_MAX);
+	if (q->markers_dropped)
+		note_line(out, &head, " %llu region %s beyond %zu in one block not counted\n",
+			  (unsigned long long)q->markers_dropped,
+			  plural(q->markers_dropped, "marker", "markers"),
+			  sizeof q->vs[0].rev / sizeof q->vs[0].rev[0]);
+}
+
 /* Which core each vCPU ran on and the instructions it retired, when more
  * than one ran (one thread's are the totals), and with per_thread every
  * core event of the report too, whatever ran: what -A's rows are made of
@@ -2059,6 +2180,7 @@ void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_repor
 			(unsigned long long)q->region[r].insns);
 		event_cells(out, ev, ne, q->region[r].ev);
 	}
+	report_region_notes(q, sep, out);
 	report_threads(q, ev, nev, sep, out);
 	size_t n = dpmu_qemu_symbols(b, NULL, 0);
 	struct dpmu_qemu_symbol *v = n ? malloc(n * sizeof *v) : NULL;

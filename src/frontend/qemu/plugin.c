@@ -301,14 +301,17 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 		;
 }
 
-/* A thread ends: what it staged goes out (its index may be reused by a
- * later thread, which then continues the same stream). */
+/* A thread ends (qemu calls this in the thread, before its index is free
+ * again): its end goes into the stream, so that what it left open (a
+ * region) is not carried into a later thread given the same index, which
+ * continues the stream; then what it staged goes out. */
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
 {
 	(void)id;
 	if (pl.forked || vcpu_index >= DPMU_QEMU_MAX_VCPUS)
 		return;
 	struct vcpu *v = &pl.vcpu[vcpu_index];
+	emit(v, DPMU_QEMU_TAG_THREAD_END << DPMU_QEMU_TAG_SHIFT);
 	push(v);
 	dpmu_ring_flush(v->ring);
 }

@@ -4,6 +4,11 @@
  *   regions      two entries of region "outer", each with "inner" nested
  *   regthreads   region "mine" around main's work while a second thread,
  *                in no region, works three times as long
+ *   unpaired     markers that do not pair up: region "once" around three
+ *                nested entries of "rec"; a thread that ends in region
+ *                "left" and a later one (given its index) in none; an end of
+ *                "stray" alone; "open" entered, never left; and 70 names
+ *                entered and left in turn (beyond 64 regions)
  *   workers K N  K threads released together by a barrier, each running N
  *                iterations of work(), joined
  *   threads      two threads incrementing a shared counter with atomics
@@ -90,6 +95,15 @@ static void *outside(void *arg)
 	return NULL;
 }
 
+/* Enters a region it never leaves, then ends. */
+static void *leaves_open(void *arg)
+{
+	(void)arg;
+	DPMU_REGION_BEGIN("left");
+	sink = work(3000);
+	return NULL;
+}
+
 static long worker_n;
 static pthread_barrier_t worker_start;
 
@@ -145,6 +159,32 @@ int main(int argc, char **argv)
 		sink = work(10000);
 		pthread_join(t, NULL);
 		DPMU_REGION_END("mine");
+		return 0;
+	}
+	if (!strcmp(mode, "unpaired")) {
+		DPMU_REGION_BEGIN("once");
+		DPMU_REGION_BEGIN("rec");
+		DPMU_REGION_BEGIN("rec");
+		DPMU_REGION_BEGIN("rec");
+		sink = work(2000);
+		DPMU_REGION_END("rec");
+		DPMU_REGION_END("rec");
+		DPMU_REGION_END("rec");
+		DPMU_REGION_END("once");
+		pthread_t t;
+		pthread_create(&t, NULL, leaves_open, NULL);
+		pthread_join(t, NULL);
+		pthread_create(&t, NULL, outside, NULL);
+		pthread_join(t, NULL);
+		DPMU_REGION_END("stray");
+		DPMU_REGION_BEGIN("open");
+		sink = work(1000);
+		char name[16];
+		for (int i = 0; i < 70; i++) {
+			snprintf(name, sizeof name, "name%d", i);
+			DPMU_REGION_BEGIN(name);
+			DPMU_REGION_END(name);
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "threads")) {

@@ -66,8 +66,20 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 #define DPMU_QEMU_TAG_BLOCK 0xffffull     /* low 32 bits: block id */
 #define DPMU_QEMU_TAG_REGION 0xfffeull    /* bit 47: end; low 32: name offset */
 /* The vCPU's thread ended (its last word): its index may be given to a
- * later thread, whose words continue the stream. */
+ * later thread, whose words continue the stream. Low 48 bits: the futex
+ * the kernel wakes at its end (CLONE_CHILD_CLEARTID, set_tid_address;
+ * pthread_join waits on it), or 0. */
 #define DPMU_QEMU_TAG_THREAD_END 0xfffdull
+/* Futex synchronisation, after the system call's SVC block (low 48 bits:
+ * the futex's guest address): the thread's futex wait returned woken, or
+ * its futex wake woke a thread (one word per thread woken). A woken thread
+ * goes on no earlier in simulated time than its waker's wake
+ * (docs/frontend.md "Threads and interleaving"). */
+#define DPMU_QEMU_TAG_WAITED 0xfffcull
+#define DPMU_QEMU_TAG_WOKE 0xfffbull
+/* The thread started one whose end wakes this futex (after the clone):
+ * a wake of it left from an earlier thread is stale. */
+#define DPMU_QEMU_TAG_SPAWN 0xfffaull
 #define DPMU_QEMU_TAG_ADDR_MAX 0xfff0ull  /* index + 1 up to this */
 #define DPMU_QEMU_ADDR_MASK ((1ull << 48) - 1)
 #define DPMU_QEMU_WORDS 6u
@@ -120,6 +132,10 @@ struct dpmu_qemu_shm {
 	/* Processes the program forked: each stays silent (not counted). */
 	_Atomic uint32_t forks;
 	uint32_t pad2;
+	/* The futex (guest address) vCPU i's thread waits on while waiting[i]
+	 * is set by a futex wait, stored before it (else 0): a wake of it
+	 * brings the thread back. */
+	_Atomic uint64_t wait_addr[DPMU_QEMU_MAX_VCPUS];
 };
 
 /* Bytes of the whole shared region. */
@@ -174,10 +190,14 @@ struct dpmu_qemu_sched_stats {
 	uint64_t turns;         /* turns given, one vCPU's quantum each */
 	/* vCPUs set aside without words: at once in a system call that waits
 	 * (futex, sleep, poll: shm->waiting), in another system call (found
-	 * asleep in the host after 100 us: aside_asleep of them, else after
-	 * 2 ms), after 50 ms outside one (a preempted host thread); at once
-	 * when its thread has ended */
+	 * asleep in the host, asked every 100 us: aside_asleep of them, else
+	 * after 50 ms), after 50 ms outside one (a preempted host thread); at
+	 * once when its thread has ended */
 	uint64_t aside_waiting, aside_syscall, aside_asleep, aside_running, aside_ended;
+	/* futex waits that returned woken: their waker's wake was in simulated
+	 * time already (paired) or came while they stalled (waited); let go
+	 * with no wake in the stream when nothing else could run */
+	uint64_t sync_paired, sync_waited, sync_let_go;
 	uint64_t idle_ns;       /* host time dynpmu slept with nothing to run */
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);

@@ -36,6 +36,7 @@
 #include "dynpmu/uarch.h"
 
 #define REGION_MAX 64u
+#define SYNC_TOKENS 256u
 #define NEV_MAX 64u
 
 /* The tag that ends a block's list of expected address tags (bdec.exp):
@@ -69,6 +70,15 @@ struct vstream {
 	struct dpmu_ucore *uc; /* the engine's handle of core */
 	bool open;          /* a block entry is pending its addresses */
 	bool ended;         /* the last word taken was its thread's end */
+	/* futex synchronisation (DPMU_QEMU_TAG_WAITED, _WOKE): the word the
+	 * decoder stopped at, for the scheduler (sync_word; 0: none); stalled,
+	 * its wait returned woken but its waker's wake is not in simulated
+	 * time yet (stall_addr: the futex); woken, brought back by a wake
+	 * while set aside in a wait, its words not come yet */
+	uint64_t sync;
+	bool stalled, woken;
+	uint64_t stall_addr;
+	uint64_t aside_addr; /* set aside in a futex wait: its futex (else 0) */
 	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	const struct bdec *blk; /* the open block's, classified (block_first) */
 	/* the open block's addresses: the indices of the instructions that
@@ -210,8 +220,17 @@ struct qemu_be {
 	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
 	bool lag_blocked;                   /* ... which was in a waiting system call */
-	bool lag_probed;                    /* ... whose host thread's state was read */
+	long long lag_probe_ns;             /* ... whose host thread's state is read next then */
 	struct timespec lag_since;
+	/* wakes no stalled wait has taken yet, oldest first: a futex's guest
+	 * address and the waker's simulated time (sync_word) */
+	struct {
+		uint64_t addr;
+		double t;
+	} tok[SYNC_TOKENS];
+	unsigned ntok;
+	size_t last_got;                    /* records the last collect() took */
+	bool resort;                        /* a sync word changed the candidates */
 	struct dpmu_qemu_sched_stats sched; /* what the scheduler did (stat -v) */
 	/* schedule()'s candidates in its order (sched_before), norder of them
 	 * from order[first], a ring */
@@ -697,17 +716,19 @@ static void region_word(struct qemu_be *q, struct vstream *v, uint64_t w)
  * thread woken up on an idle core would. */
 
 #define QEMU_QUEUE_MAX (1u << 18)       /* words a vCPU's queue holds (2 MiB) */
-/* How long a laggard without words is waited for: briefly when its last
- * block ends in a system call (a futex wait or exit may never return while
- * the others run), long when it is in the middle of its code (the host has
- * only preempted its thread: it will produce). The plugin publishes all a
- * thread has staged before each system call, so a thread blocked in the
- * kernel always shows its SVC block. */
-#define QEMU_LAG_WAIT_SYSCALL_NS 2000000ll
-#define QEMU_LAG_WAIT_RUNNABLE_NS 50000000ll
+/* How long a laggard without words is waited for when nothing says it is
+ * blocked: its host thread runs, or was only preempted, so it will produce.
+ * What blocks says so: a waiting system call (shm->waiting), a thread's end
+ * (its end word), the host (below). The plugin publishes all a thread has
+ * staged before each system call, so a thread blocked in the kernel always
+ * shows its SVC block. */
+#define QEMU_LAG_WAIT_NS 50000000ll
 /* A laggard in a system call the plugin's table does not know (a read of
- * a pipe, say) is asked of the kernel once, after this long: a host
- * thread asleep there waits for something dynpmu cannot see coming. */
+ * a pipe, say) is asked of the kernel every so often, the first time after
+ * this long: a host thread asleep there waits for something dynpmu cannot
+ * see coming. One that is not may be preempted inside a call as anywhere
+ * (on a loaded host, main in pthread_create's calls), and is waited for as
+ * anywhere. */
 #define QEMU_LAG_PROBE_NS 100000ll
 
 /* /proc/PID/task/TID/FILE into buf (NUL-terminated); false: no answer. */
@@ -730,10 +751,11 @@ static bool read_task_file(pid_t pid, uint32_t tid, const char *file, char *buf,
  * guest's: state S (an interruptible wait, such as a read of an empty
  * pipe) in a call other than futex. A futex there is qemu's own lock (a
  * guest's futex wait is in the plugin's table and never probed), which
- * qemu's other thread soon lets go; D (a disk wait) ends by itself. No
+ * qemu's other thread soon lets go (futex_too: or the guest's futex wait
+ * the thread has not left); D (a disk wait) ends by itself. No
  * answer (the thread is gone, no /proc): false, and the laggard is waited
  * for as before. */
-static bool host_thread_sleeps(pid_t pid, uint32_t tid)
+static bool host_thread_sleeps(pid_t pid, uint32_t tid, bool futex_too)
 {
 	char buf[512];
 	if (!read_task_file(pid, tid, "stat", buf, sizeof buf))
@@ -747,7 +769,7 @@ static bool host_thread_sleeps(pid_t pid, uint32_t tid)
 		return false;
 	char *end;
 	long nr = strtol(buf, &end, 10);
-	return end != buf && nr >= 0 && nr != SYS_futex;
+	return end != buf && nr >= 0 && (futex_too || nr != SYS_futex);
 }
 
 /* the longest turn DPMU_QEMU_QUANTUM may ask for */
@@ -814,10 +836,25 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 {
 	double now = -1;
 	for (unsigned i = 0; i < nv; i++)
-		if (i != except && q->started[i] && !q->idle[i] && wq_len(&q->wq[i]) &&
-		    (now < 0 || q->vtime[i] < now))
+		if (i != except && q->started[i] && !q->idle[i] && !q->vs[i].stalled &&
+		    wq_len(&q->wq[i]) && (now < 0 || q->vtime[i] < now))
 			now = q->vtime[i];
 	return now;
+}
+
+/* vCPU i goes on at simulated time `now` (if later than its own): its core
+ * was idle from the end of its last turn there until then. */
+static void idle_to(struct qemu_be *q, unsigned i, double now)
+{
+	if (now <= q->vtime[i])
+		return;
+	unsigned c = q->vs[i].core;
+	double from = q->vtime[i] > q->core_free[c] ? q->vtime[i] : q->core_free[c];
+	if (now > from) {
+		dpmu_uarch_core_idle(q->uarch, c, (uint64_t)(now - from));
+		q->core_free[c] = now;
+	}
+	q->vtime[i] = now;
 }
 
 _Static_assert(DPMU_QEMU_WORDS == 1 + sizeof ((struct dpmu_record *)0)->val / sizeof(uint64_t),
@@ -874,18 +911,13 @@ static size_t collect(struct qemu_be *q)
 		total += got;
 		if (!got || had)
 			continue;
-		/* a new or woken vCPU starts at the time the others have reached;
-		 * its core was idle from the end of its last turn until then */
-		double now = sched_now(q, nv, i);
-		if (now > q->vtime[i]) {
-			unsigned c = q->vs[i].core;
-			double from = q->vtime[i] > q->core_free[c] ? q->vtime[i] : q->core_free[c];
-			if (now > from) {
-				dpmu_uarch_core_idle(q->uarch, c, (uint64_t)(now - from));
-				q->core_free[c] = now;
-			}
-			q->vtime[i] = now;
-		}
+		/* a new or woken vCPU starts at the time the others have reached,
+		 * but one whose futex wait returned woken: its waker's wake gives
+		 * its time (sync_word), and one a wake brought back has it */
+		if (!q->vs[i].woken && w->w[0] >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_WAITED)
+			idle_to(q, i, sched_now(q, nv, i));
+		q->vs[i].woken = false;
+		q->vs[i].aside_addr = 0;
 		q->started[i] = true;
 		q->idle[i] = false;
 		if (q->lag_wait == (int)i)
@@ -1070,7 +1102,9 @@ checked:
 		} else if (tag == DPMU_QEMU_TAG_REGION && cur != &bdec_none) {
 			v->na = na;
 			region_word(q, v, x);
-		} else if (tag == DPMU_QEMU_TAG_THREAD_END) {
+		} else if (tag == DPMU_QEMU_TAG_THREAD_END || tag == DPMU_QEMU_TAG_WAITED ||
+			   tag == DPMU_QEMU_TAG_WOKE || tag == DPMU_QEMU_TAG_SPAWN) {
+			/* after a system call: its block ran to its end */
 			b = NULL;
 			goto retire_open;
 		}
@@ -1110,9 +1144,10 @@ retire_open:
 	}
 	if (!b) {
 		cur = &bdec_none;
-		/* the thread's end: its last block ran to its exit call */
-		if (x >> DPMU_QEMU_TAG_SHIFT == DPMU_QEMU_TAG_THREAD_END)
-			thread_end(q, v);
+		/* a thread's end or a futex's wait or wake: the call stops
+		 * here, and the scheduler takes it (sync_word) */
+		if (x >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_BLOCK)
+			v->sync = x;
 		goto out;
 	}
 	/* v->nrev is 0: a region word made the block that had it take the
@@ -1208,13 +1243,18 @@ static bool wait_core(struct qemu_be *q, unsigned i)
 	return true;
 }
 
-/* vCPU i's turn among others: its words, then its simulated time. */
+static void sync_word(struct qemu_be *q, unsigned i);
+
+/* vCPU i's turn among others: its words, then its simulated time, then
+ * what its decoder stopped at (a sync word). */
 static uint64_t turn(struct qemu_be *q, unsigned i)
 {
 	core_take(q, i);
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, q->vs[i].core);
 	uint64_t n = decode_turn(q, &q->vs[i], &q->wq[i]);
 	advance(q, i, c0);
+	if (q->vs[i].sync)
+		sync_word(q, i);
 	return n;
 }
 
@@ -1254,6 +1294,143 @@ static void check_tick(struct qemu_be *q)
 			q->next_ns += q->period_ns;
 }
 
+/* Whether vCPU k is among the scheduler's candidates: started, with words
+ * or not set aside, and not stalled in a wait its waker has not reached. */
+static bool runnable(const struct qemu_be *q, unsigned k)
+{
+	return q->started[k] && !(q->idle[k] && !wq_len(&q->wq[k])) && !q->vs[k].stalled;
+}
+
+/* ---- futex synchronisation in simulated time --------------------------------- *
+ *
+ * qemu runs the threads at host speed, and a thread that a futex wake
+ * brings back resumes in the host whenever the host runs it. In simulated
+ * time it goes on no earlier than its waker's wake: a wait that returned
+ * woken (DPMU_QEMU_TAG_WAITED) takes the oldest wake of its futex that no
+ * wait has taken (DPMU_QEMU_TAG_WOKE, one per thread woken) and resumes at
+ * its time; with none yet, the thread stalls until one comes. A thread set
+ * aside in the wait is brought back by the wake, so that the scheduler
+ * waits for its words instead of letting the waker run on alone. A
+ * thread's end is the kernel's wake of its joiner (DPMU_QEMU_TAG_THREAD_END
+ * names the futex). A wait whose wake the stream does not carry (a
+ * requeue, another process's wake) is let go when nothing else can run. */
+
+static void token_add(struct qemu_be *q, uint64_t addr, double t)
+{
+	if (q->ntok == SYNC_TOKENS) { /* the oldest, likely stale, goes */
+		memmove(&q->tok[0], &q->tok[1], (SYNC_TOKENS - 1) * sizeof q->tok[0]);
+		q->ntok--;
+	}
+	q->tok[q->ntok].addr = addr;
+	q->tok[q->ntok].t = t;
+	q->ntok++;
+}
+
+/* The oldest wake of addr no wait has taken, taken; false: none. */
+static bool token_take(struct qemu_be *q, uint64_t addr, double *t)
+{
+	for (unsigned k = 0; k < q->ntok; k++) {
+		if (q->tok[k].addr != addr)
+			continue;
+		*t = q->tok[k].t;
+		q->ntok--;
+		memmove(&q->tok[k], &q->tok[k + 1], (q->ntok - k) * sizeof q->tok[0]);
+		return true;
+	}
+	return false;
+}
+
+/* A wake of addr at simulated time t: to the wait stalled on it longest
+ * in simulated time (the earliest), else kept for the wait that will take
+ * it. A thread still set aside in a wait of addr is brought back to t. */
+static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
+{
+	int st = -1, aside = -1;
+	for (unsigned k = 0; k < nv; k++) {
+		const struct vstream *v = &q->vs[k];
+		if (v->stalled && v->stall_addr == addr && (st < 0 || q->vtime[k] < q->vtime[st]))
+			st = (int)k;
+		/* (its host thread may have left the wait already) */
+		if (q->idle[k] && !wq_len(&q->wq[k]) && !v->woken && v->aside_addr == addr &&
+		    (aside < 0 || q->vtime[k] < q->vtime[aside]))
+			aside = (int)k;
+	}
+	if (st >= 0) {
+		q->vs[st].stalled = false;
+		idle_to(q, (unsigned)st, t);
+		q->sched.sync_waited++;
+		return;
+	}
+	token_add(q, addr, t);
+	if (aside >= 0) {
+		q->vs[aside].aside_addr = 0;
+		q->vs[aside].woken = true;
+		q->idle[aside] = false;
+		idle_to(q, (unsigned)aside, t);
+	}
+}
+
+/* What vCPU i's decoder stopped at (v->sync), after its turn: the thread's
+ * end, or a futex's wait or wake, at the vCPU's time now. */
+static void sync_word(struct qemu_be *q, unsigned i)
+{
+	struct vstream *v = &q->vs[i];
+	uint64_t x = v->sync, addr = x & DPMU_QEMU_ADDR_MASK;
+	v->sync = 0;
+	switch (x >> DPMU_QEMU_TAG_SHIFT) {
+	case DPMU_QEMU_TAG_THREAD_END:
+		thread_end(q, v);
+		if (addr) /* the kernel's wake of its joiner */
+			sync_wake(q, nvcpus(q), addr, q->vtime[i]);
+		break;
+	case DPMU_QEMU_TAG_SPAWN: {
+		double t;
+		while (token_take(q, addr, &t))
+			;
+		break;
+	}
+	case DPMU_QEMU_TAG_WOKE:
+		sync_wake(q, nvcpus(q), addr, q->vtime[i]);
+		break;
+	case DPMU_QEMU_TAG_WAITED: {
+		double t;
+		if (token_take(q, addr, &t)) {
+			idle_to(q, i, t);
+			q->sched.sync_paired++;
+		} else {
+			v->stalled = true;
+			v->stall_addr = addr;
+		}
+		break;
+	}
+	}
+	q->resort = true;
+}
+
+/* Nothing can run but stalled waits: with nothing new from qemu (or qemu
+ * gone), the one furthest behind goes on at the latest time any vCPU has
+ * reached, as a wake the stream does not carry would have it. Returns
+ * whether one went. */
+static bool sync_let_go(struct qemu_be *q, unsigned nv)
+{
+	if (q->last_got && !q->exited)
+		return false;
+	int st = -1;
+	double latest = 0;
+	for (unsigned k = 0; k < nv; k++) {
+		if (q->started[k] && q->vtime[k] > latest)
+			latest = q->vtime[k];
+		if (q->vs[k].stalled && (st < 0 || q->vtime[k] < q->vtime[st]))
+			st = (int)k;
+	}
+	if (st < 0)
+		return false;
+	q->vs[st].stalled = false;
+	idle_to(q, (unsigned)st, latest);
+	q->sched.sync_let_go++;
+	return true;
+}
+
 /* While a single vCPU can run (the others have not started, or are set
  * aside without words: blocked in the kernel, or finished) there is no one
  * to interleave with: its queue is drained turn after turn in one decode
@@ -1265,7 +1442,7 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 {
 	int lone = -1;
 	for (unsigned k = 0; k < nv; k++) {
-		if (!q->started[k] || (q->idle[k] && !wq_len(&q->wq[k])))
+		if (!runnable(q, k))
 			continue;
 		if (lone >= 0)
 			return 0; /* two can run: the general loop interleaves them */
@@ -1285,6 +1462,8 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	if (wq_len(w) && !q->run_rc)
 		after_turn(q, decode_solo(q, v, w, &turns));
 	advance(q, i, c0);
+	if (v->sync)
+		sync_word(q, i);
 	return turns;
 }
 
@@ -1321,16 +1500,28 @@ static void order_pop(struct qemu_be *q)
  * (its time, its queue) or was set aside changes: the others' order
  * stays, so the candidates are put in order once per call, and after a
  * turn only its vCPU moves, instead of a scan of every vCPU per turn. */
+static void order_build(struct qemu_be *q, unsigned nv)
+{
+	q->first = q->norder = 0;
+	q->resort = false;
+	for (unsigned i = 0; i < nv; i++)
+		if (runnable(q, i))
+			order_insert(q, (uint8_t)i);
+}
+
 static size_t schedule(struct qemu_be *q)
 {
 	size_t turns = 0;
 	unsigned nv = nvcpus(q);
 	turns = solo(q, nv);
-	q->first = q->norder = 0;
-	for (unsigned i = 0; i < nv; i++)
-		if (q->started[i] && !(q->idle[i] && !wq_len(&q->wq[i])))
-			order_insert(q, (uint8_t)i);
-	while (!q->run_rc && q->norder) {
+	order_build(q, nv);
+	while (!q->run_rc) {
+		if (!q->norder) {
+			if (!sync_let_go(q, nv))
+				break;
+			order_build(q, nv);
+			continue;
+		}
 		int best = q->order[q->first];
 		if (wait_core(q, (unsigned)best)) {
 			/* later now: back among the others in order */
@@ -1353,25 +1544,40 @@ static size_t schedule(struct qemu_be *q)
 				 * thread published before its call is in the queue by
 				 * the next pass, if it has nothing, it is blocked */
 				q->lag_wait = best;
+				/* one a wake brought back may not have left the
+				 * wait in the host yet */
 				q->lag_blocked = atomic_load_explicit(&q->shm->waiting[best],
-								      memory_order_acquire) != 0;
-				q->lag_probed = false;
+								      memory_order_acquire) != 0 &&
+						 !q->vs[best].woken;
+				q->lag_probe_ns = QEMU_LAG_PROBE_NS;
 				clock_gettime(CLOCK_MONOTONIC, &q->lag_since);
 				break;
 			}
 			bool sys = in_syscall(q, &q->vs[best]);
 			long long waited = elapsed_ns(&q->lag_since);
 			bool asleep = false;
-			if (sys && !q->lag_blocked && !q->lag_probed && waited >= QEMU_LAG_PROBE_NS) {
+			/* brought back by a wake, still in its futex wait: asleep
+			 * there, the wake was another's */
+			bool woken_waiting = q->vs[best].woken &&
+					     atomic_load_explicit(&q->shm->waiting[best],
+								  memory_order_acquire);
+			if (sys && !q->lag_blocked && waited >= q->lag_probe_ns) {
 				uint32_t tid = atomic_load_explicit(&q->shm->tid[best],
 								    memory_order_relaxed);
-				q->lag_probed = true;
-				asleep = tid && host_thread_sleeps(q->pid, tid);
+				/* a read costs two opens: every 100 us at most */
+				q->lag_probe_ns = waited + QEMU_LAG_PROBE_NS;
+				asleep = tid && host_thread_sleeps(q->pid, tid, woken_waiting);
 			}
-			if (!q->lag_blocked && !asleep &&
-			    waited < (sys ? QEMU_LAG_WAIT_SYSCALL_NS : QEMU_LAG_WAIT_RUNNABLE_NS))
+			if (!q->lag_blocked && !asleep && waited < QEMU_LAG_WAIT_NS)
 				break;
 			q->idle[best] = true;
+			q->vs[best].woken = false;
+			/* the futex a wake of which brings it back */
+			q->vs[best].aside_addr =
+				q->lag_blocked || woken_waiting
+					? atomic_load_explicit(&q->shm->wait_addr[best],
+							       memory_order_relaxed)
+					: 0;
 			if (q->lag_blocked)
 				q->sched.aside_waiting++;
 			else if (sys)
@@ -1387,6 +1593,10 @@ static size_t schedule(struct qemu_be *q)
 		uint64_t n = turn(q, (unsigned)best);
 		turns++;
 		after_turn(q, n);
+		if (q->resort) { /* a sync word: others may have come or gone */
+			order_build(q, nv);
+			continue;
+		}
 		order_pop(q);
 		order_insert(q, (uint8_t)best);
 	}
@@ -1399,6 +1609,7 @@ static size_t schedule(struct qemu_be *q)
 static size_t drain(struct qemu_be *q)
 {
 	size_t got = collect(q);
+	q->last_got = got;
 	return schedule(q) + got;
 }
 

@@ -488,11 +488,13 @@ static void print_sched(const struct dpmu_backend *b)
 	fprintf(stderr,
 		"dynpmu stat: scheduler: %llu turns; set aside without words: %llu waiting "
 		"(futex, sleep, poll), %llu in another system call (%llu found asleep), %llu "
-		"outside one, %llu ended; %.1f ms idle (nothing to run)\n",
+		"outside one, %llu ended; futex waits woken: %llu after their waker's wake, %llu "
+		"waited for it, %llu let go without one; %.1f ms idle (nothing to run)\n",
 		(unsigned long long)st.turns, (unsigned long long)st.aside_waiting,
 		(unsigned long long)st.aside_syscall, (unsigned long long)st.aside_asleep,
 		(unsigned long long)st.aside_running, (unsigned long long)st.aside_ended,
-		(double)st.idle_ns / 1e6);
+		(unsigned long long)st.sync_paired, (unsigned long long)st.sync_waited,
+		(unsigned long long)st.sync_let_go, (double)st.idle_ns / 1e6);
 }
 
 int dpmu_cmd_stat(int argc, char **argv)

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "dynpmu/collect.h"
@@ -46,7 +47,19 @@ struct vcpu {
 	unsigned nw; /* words in slot */
 	uint32_t last_idx; /* index of the last address entry since the block entry */
 	uint32_t tid;      /* its host thread's id once shm->tid has it, else 0 */
+	/* the futex call in progress (on_syscall to on_syscall_ret): its
+	 * operation (FUTEX_OP_FLAGS taken off; -1: not a futex call) and
+	 * address */
+	int64_t futex_op;
+	uint64_t futex_addr;
+	/* the futex the kernel wakes when the thread ends (0: none) */
+	uint64_t ctid;
 };
+
+/* The futex the thread being created here will have woken at its end: set
+ * by the parent's clone call, read by on_vcpu_init, which qemu-user runs
+ * in the parent during that call. */
+static __thread uint64_t spawn_ctid;
 
 #define NAMES_MAX 4096u
 
@@ -294,6 +307,8 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 	 * thread that creates it, before it starts) */
 	atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
 	pl.vcpu[vcpu_index].tid = 0;
+	pl.vcpu[vcpu_index].futex_op = -1;
+	pl.vcpu[vcpu_index].ctid = spawn_ctid;
 	atomic_store_explicit(&pl.shm->tid[vcpu_index], 0u, memory_order_relaxed);
 	uint32_t seen = atomic_load(&pl.shm->vcpus_seen);
 	while (seen < vcpu_index + 1 &&
@@ -311,7 +326,7 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
 	if (pl.forked || vcpu_index >= DPMU_QEMU_MAX_VCPUS)
 		return;
 	struct vcpu *v = &pl.vcpu[vcpu_index];
-	emit(v, DPMU_QEMU_TAG_THREAD_END << DPMU_QEMU_TAG_SHIFT);
+	emit(v, DPMU_QEMU_TAG_THREAD_END << DPMU_QEMU_TAG_SHIFT | v->ctid);
 	push(v);
 	dpmu_ring_flush(v->ring);
 }
@@ -338,6 +353,40 @@ static const uint64_t waiting_syscalls[] = {
  * FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256). */
 static const uint64_t waiting_futex_ops[] = {0, 6, 9, 11, 13};
 #define FUTEX_OP_FLAGS (128u | 256u)
+/* The waits and wakes whose pairing the stream carries: WAIT and
+ * WAIT_BITSET return 0 when woken, WAKE and WAKE_BITSET the threads woken.
+ * The requeue, wake-op and priority-inheritance operations, which wake on
+ * other addresses or return no count, are left out. */
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAKE_BITSET 10
+/* The calls that name the futex the kernel wakes at a thread's end. */
+#define SYS_SET_TID_ADDRESS 96
+#define SYS_CLONE 220
+#define SYS_CLONE3 435
+#ifndef CLONE_CHILD_CLEARTID
+#define CLONE_CHILD_CLEARTID 0x00200000
+#endif
+
+/* The futex a clone or clone3 call's new thread has woken at its end: the
+ * child_tid argument (clone's fifth; clone3's struct clone_args, whose
+ * flags are at offset 0 and child_tid at 16), when CLONE_CHILD_CLEARTID. */
+static uint64_t clone_ctid(int64_t num, uint64_t a1, uint64_t a5)
+{
+	if (num == SYS_CLONE)
+		return (a1 & (uint64_t)CLONE_CHILD_CLEARTID) ? a5 & DPMU_QEMU_ADDR_MASK : 0;
+	if (num != SYS_CLONE3 || !pl.have_base || !a1)
+		return 0;
+	/* read through the kernel: a bad pointer (the call then fails with
+	 * EFAULT) must not fault qemu here */
+	uint64_t args[3];
+	struct iovec to = {args, sizeof args};
+	struct iovec from = {(void *)(pl.guest_base + (uintptr_t)a1), sizeof args};
+	if (process_vm_readv(getpid(), &to, 1, &from, 1, 0) != (ssize_t)sizeof args)
+		return 0;
+	return (args[0] & (uint64_t)CLONE_CHILD_CLEARTID) ? args[2] & DPMU_QEMU_ADDR_MASK : 0;
+}
 
 static bool in_table(const uint64_t *t, size_t n, uint64_t v)
 {
@@ -377,15 +426,38 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	}
 	push(v);
 	dpmu_ring_flush(v->ring);
-	if (syscall_waits(num, a2))
+	v->futex_op = num == SYS_FUTEX ? (int64_t)(a2 & ~(uint64_t)FUTEX_OP_FLAGS) : -1;
+	v->futex_addr = a1 & DPMU_QEMU_ADDR_MASK;
+	if (num == SYS_SET_TID_ADDRESS)
+		v->ctid = a1 & DPMU_QEMU_ADDR_MASK;
+	spawn_ctid = clone_ctid(num, a1, a5);
+	if (syscall_waits(num, a2)) {
+		bool fw = v->futex_op == FUTEX_WAIT || v->futex_op == FUTEX_WAIT_BITSET;
+		atomic_store_explicit(&pl.shm->wait_addr[vcpu_index], fw ? v->futex_addr : 0,
+				      memory_order_relaxed);
 		atomic_store_explicit(&pl.shm->waiting[vcpu_index], 1u, memory_order_release);
+	}
 }
 
+/* A futex call returned: a woken wait, or the threads a wake woke, go into
+ * the stream (DPMU_QEMU_TAG_WAITED, _WOKE). */
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, int64_t ret)
 {
-	(void)id, (void)num, (void)ret;
-	if (!pl.forked && vcpu_index < DPMU_QEMU_MAX_VCPUS)
-		atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
+	(void)id, (void)num;
+	struct vcpu *v = vcpu_of(vcpu_index);
+	if (!v)
+		return;
+	atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
+	int64_t op = v->futex_op;
+	v->futex_op = -1;
+	if (spawn_ctid && ret > 0) /* the parent's side of a clone */
+		emit(v, DPMU_QEMU_TAG_SPAWN << DPMU_QEMU_TAG_SHIFT | spawn_ctid);
+	spawn_ctid = 0;
+	if ((op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && ret == 0)
+		emit(v, DPMU_QEMU_TAG_WAITED << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
+	if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
+		for (int64_t k = 0; k < ret && k < DPMU_QEMU_MAX_VCPUS; k++)
+			emit(v, DPMU_QEMU_TAG_WOKE << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
 }
 
 /* The program ends (exit_group, or a signal that kills it): publish every

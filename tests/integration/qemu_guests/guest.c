@@ -11,6 +11,8 @@
  *                entered and left in turn (beyond 64 regions)
  *   workers K N  K threads released together by a barrier, each running N
  *                iterations of work(), joined
+ *   handoff N M  a thread waiting at a barrier while main runs N iterations
+ *                of work(); released by main's arrival, it runs M, joined
  *   threads      two threads incrementing a shared counter with atomics
  *   pingpong N   two threads handing a turn back and forth N times (each
  *                waits in a futex for the other), prints N
@@ -115,6 +117,17 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static long handoff_m;
+static pthread_barrier_t handoff_at;
+
+static void *handed(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&handoff_at);
+	sink = work(handoff_m);
+	return NULL;
+}
+
 static _Atomic int spinning;
 
 /* Runs until the program exits under it. */
@@ -185,6 +198,17 @@ int main(int argc, char **argv)
 			DPMU_REGION_BEGIN(name);
 			DPMU_REGION_END(name);
 		}
+		return 0;
+	}
+	if (!strcmp(mode, "handoff")) {
+		long n = argc > 2 ? atol(argv[2]) : 1000000;
+		handoff_m = argc > 3 ? atol(argv[3]) : 100000;
+		pthread_barrier_init(&handoff_at, NULL, 2);
+		pthread_t t;
+		pthread_create(&t, NULL, handed, NULL);
+		sink = work(n);
+		pthread_barrier_wait(&handoff_at);
+		pthread_join(t, NULL);
 		return 0;
 	}
 	if (!strcmp(mode, "threads")) {

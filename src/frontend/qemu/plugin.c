@@ -348,19 +348,23 @@ static const uint64_t waiting_syscalls[] = {
 	449, /* futex_waitv */
 };
 
-/* futex's operations that wait (linux/futex.h): WAIT, LOCK_PI,
- * WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2; the op is taken without
- * FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256). */
-static const uint64_t waiting_futex_ops[] = {0, 6, 9, 11, 13};
+/* futex's operations (linux/futex.h), taken without FUTEX_PRIVATE_FLAG
+ * (128) and FUTEX_CLOCK_REALTIME (256). */
 #define FUTEX_OP_FLAGS (128u | 256u)
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_LOCK_PI 6
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAKE_BITSET 10
+#define FUTEX_WAIT_REQUEUE_PI 11
+#define FUTEX_LOCK_PI2 13
+/* The ones that wait. */
+static const uint64_t waiting_futex_ops[] = {FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WAIT_BITSET,
+					     FUTEX_WAIT_REQUEUE_PI, FUTEX_LOCK_PI2};
 /* The waits and wakes whose pairing the stream carries: WAIT and
  * WAIT_BITSET return 0 when woken, WAKE and WAKE_BITSET the threads woken.
  * The requeue, wake-op and priority-inheritance operations, which wake on
  * other addresses or return no count, are left out. */
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_WAKE_BITSET 10
 /* The calls that name the futex the kernel wakes at a thread's end. */
 #define SYS_SET_TID_ADDRESS 96
 #define SYS_CLONE 220

@@ -117,17 +117,6 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static long handoff_m;
-static pthread_barrier_t handoff_at;
-
-static void *handed(void *arg)
-{
-	(void)arg;
-	pthread_barrier_wait(&handoff_at);
-	sink = work(handoff_m);
-	return NULL;
-}
-
 static _Atomic int spinning;
 
 /* Runs until the program exits under it. */
@@ -201,13 +190,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "handoff")) {
+		/* a worker that main's arrival at the barrier releases */
 		long n = argc > 2 ? atol(argv[2]) : 1000000;
-		handoff_m = argc > 3 ? atol(argv[3]) : 100000;
-		pthread_barrier_init(&handoff_at, NULL, 2);
+		worker_n = argc > 3 ? atol(argv[3]) : 100000;
+		pthread_barrier_init(&worker_start, NULL, 2);
 		pthread_t t;
-		pthread_create(&t, NULL, handed, NULL);
+		pthread_create(&t, NULL, worker, NULL);
 		sink = work(n);
-		pthread_barrier_wait(&handoff_at);
+		pthread_barrier_wait(&worker_start);
 		pthread_join(t, NULL);
 		return 0;
 	}

@@ -51,7 +51,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 /* ---- wire format ------------------------------------------------------------ */
 
 #define DPMU_QEMU_MAGIC 0x31554d4551554d50ull /* "PMUQEMU1" */
-#define DPMU_QEMU_VERSION 5u
+#define DPMU_QEMU_VERSION 6u
 #define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
 #define DPMU_QEMU_RING_SLOTS 4096u
 #define DPMU_QEMU_MAX_BLOCKS (1u << 20)   /* translated blocks in one run */
@@ -80,6 +80,18 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 /* The thread started one whose end wakes this futex (after the clone):
  * a wake of it left from an earlier thread is stale. */
 #define DPMU_QEMU_TAG_SPAWN 0xfffaull
+/* The thread started a thread, now qemu's vCPU of this index (low bits;
+ * after the clone): the new thread starts in simulated time where its
+ * parent's clone returned. */
+#define DPMU_QEMU_TAG_CHILD 0xfff9ull
+/* The thread enters a system call that may wait (the plugin's table:
+ * futex waits, sleeps, polls), after the call's SVC block: that block ran
+ * to its end. */
+#define DPMU_QEMU_TAG_WAIT_CALL 0xfff8ull
+/* The thread's futex wait returned at once (EAGAIN: the futex's value had
+ * changed), after the call: it did not sleep, and goes on at its own time
+ * even if it was set aside meanwhile (the decoder skips the word). */
+#define DPMU_QEMU_TAG_NOT_WAITED 0xfff7ull
 #define DPMU_QEMU_TAG_ADDR_MAX 0xfff0ull  /* index + 1 up to this */
 #define DPMU_QEMU_ADDR_MASK ((1ull << 48) - 1)
 #define DPMU_QEMU_WORDS 6u
@@ -198,6 +210,9 @@ struct dpmu_qemu_sched_stats {
 	 * time already (paired) or came while they stalled (waited); let go
 	 * with no wake in the stream when nothing else could run */
 	uint64_t sync_paired, sync_waited, sync_let_go;
+	/* threads started at their parent's clone, or let go without one
+	 * when nothing else could run */
+	uint64_t born, born_let_go;
 	uint64_t idle_ns;       /* host time dynpmu slept with nothing to run */
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);

@@ -78,6 +78,13 @@ struct vstream {
 	uint64_t sync;
 	bool stalled, woken;
 	uint64_t stall_addr;
+	/* a thread's start (DPMU_QEMU_TAG_CHILD): unborn, the index's next
+	 * thread waits for its parent's clone in simulated time (every vCPU
+	 * but 0 until then, and one whose thread ended); birth_known, the
+	 * parent's clone came first, at birth_t, for the thread after the one
+	 * still running there */
+	bool unborn, birth_known;
+	double birth_t;
 	uint64_t aside_addr; /* set aside in a futex wait: its futex (else 0) */
 	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	const struct bdec *blk; /* the open block's, classified (block_first) */
@@ -216,7 +223,7 @@ struct qemu_be {
 	/* simulated ns each core is busy to: the end of the last turn on it
 	 * (a core that threads share runs one at a time) */
 	double core_free[DPMU_MAX_CORES];
-	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words */
+	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words, or its thread is born */
 	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
 	bool lag_blocked;                   /* ... which was in a waiting system call */
@@ -711,9 +718,11 @@ static void region_word(struct qemu_be *q, struct vstream *v, uint64_t w)
  * time (its core's cycles at that core's clock) retires next, one turn of
  * at least `quantum` instructions (default: one block). A vCPU with no
  * words while its thread may still run is waited for a little (its thread
- * is producing), then set aside as blocked (a futex wait, or finished)
- * until it has words again; it then resumes at the others' time, as a
- * thread woken up on an idle core would. */
+ * is producing, and its time stays its own), then set aside as blocked (a
+ * futex wait, or finished) until it has words again; it then resumes at
+ * the others' time, as a thread woken up on an idle core would, unless a
+ * futex word gives its time ("futex synchronisation" below). A new thread
+ * starts at its parent's clone (birth). */
 
 #define QEMU_QUEUE_MAX (1u << 18)       /* words a vCPU's queue holds (2 MiB) */
 /* How long a laggard without words is waited for when nothing says it is
@@ -837,7 +846,7 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 	double now = -1;
 	for (unsigned i = 0; i < nv; i++)
 		if (i != except && q->started[i] && !q->idle[i] && !q->vs[i].stalled &&
-		    wq_len(&q->wq[i]) && (now < 0 || q->vtime[i] < now))
+		    !q->vs[i].unborn && wq_len(&q->wq[i]) && (now < 0 || q->vtime[i] < now))
 			now = q->vtime[i];
 	return now;
 }
@@ -911,10 +920,14 @@ static size_t collect(struct qemu_be *q)
 		total += got;
 		if (!got || had)
 			continue;
-		/* a new or woken vCPU starts at the time the others have reached,
-		 * but one whose futex wait returned woken: its waker's wake gives
-		 * its time (sync_word), and one a wake brought back has it */
-		if (!q->vs[i].woken && w->w[0] >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_WAITED)
+		/* a vCPU set aside goes on at the time the others have reached,
+		 * but one whose futex wait returned woken (its waker's wake gives
+		 * its time: sync_word) or at once (it did not sleep), and one a
+		 * wake brought back (it has its time); a new thread's is its
+		 * parent's clone (birth). One only waited for never idled. */
+		uint64_t first = w->w[0] >> DPMU_QEMU_TAG_SHIFT;
+		if (q->idle[i] && !q->vs[i].ended && !q->vs[i].woken &&
+		    first != DPMU_QEMU_TAG_WAITED && first != DPMU_QEMU_TAG_NOT_WAITED)
 			idle_to(q, i, sched_now(q, nv, i));
 		q->vs[i].woken = false;
 		q->vs[i].aside_addr = 0;
@@ -1103,7 +1116,8 @@ checked:
 			v->na = na;
 			region_word(q, v, x);
 		} else if (tag == DPMU_QEMU_TAG_THREAD_END || tag == DPMU_QEMU_TAG_WAITED ||
-			   tag == DPMU_QEMU_TAG_WOKE || tag == DPMU_QEMU_TAG_SPAWN) {
+			   tag == DPMU_QEMU_TAG_WOKE || tag == DPMU_QEMU_TAG_SPAWN ||
+			   tag == DPMU_QEMU_TAG_CHILD || tag == DPMU_QEMU_TAG_WAIT_CALL) {
 			/* after a system call: its block ran to its end */
 			b = NULL;
 			goto retire_open;
@@ -1298,7 +1312,8 @@ static void check_tick(struct qemu_be *q)
  * or not set aside, and not stalled in a wait its waker has not reached. */
 static bool runnable(const struct qemu_be *q, unsigned k)
 {
-	return q->started[k] && !(q->idle[k] && !wq_len(&q->wq[k])) && !q->vs[k].stalled;
+	return q->started[k] && !(q->idle[k] && !wq_len(&q->wq[k])) && !q->vs[k].stalled &&
+	       !q->vs[k].unborn;
 }
 
 /* ---- futex synchronisation in simulated time --------------------------------- *
@@ -1370,8 +1385,27 @@ static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
 	}
 }
 
+/* vCPU k's new thread starts at simulated time t, its parent's clone,
+ * whatever the index's last thread reached: the core stays busy until
+ * that one's end (core_free, which wait_core holds the new one to). */
+static void birth(struct qemu_be *q, unsigned k, double t)
+{
+	struct vstream *v = &q->vs[k];
+	v->unborn = v->birth_known = false;
+	/* a candidate from now on, words or not: the scheduler waits for the
+	 * thread's first words as for any laggard's, instead of letting the
+	 * others run on past its start */
+	q->started[k] = true;
+	v->ended = false; /* (the index's last thread's) */
+	if (t < q->vtime[k])
+		q->vtime[k] = t;
+	idle_to(q, k, t);
+	q->sched.born++;
+}
+
 /* What vCPU i's decoder stopped at (v->sync), after its turn: the thread's
- * end, or a futex's wait or wake, at the vCPU's time now. */
+ * end, a thread's start, or a futex's wait or wake, at the vCPU's time
+ * now. */
 static void sync_word(struct qemu_be *q, unsigned i)
 {
 	struct vstream *v = &q->vs[i];
@@ -1380,9 +1414,27 @@ static void sync_word(struct qemu_be *q, unsigned i)
 	switch (x >> DPMU_QEMU_TAG_SHIFT) {
 	case DPMU_QEMU_TAG_THREAD_END:
 		thread_end(q, v);
+		q->sched.aside_ended++;
 		if (addr) /* the kernel's wake of its joiner */
 			sync_wake(q, nvcpus(q), addr, q->vtime[i]);
+		/* the next thread qemu gives the index: at its parent's clone */
+		if (v->birth_known)
+			birth(q, i, v->birth_t);
+		else
+			v->unborn = true;
 		break;
+	case DPMU_QEMU_TAG_CHILD: {
+		unsigned k = (unsigned)addr;
+		if (k >= DPMU_QEMU_MAX_VCPUS || k == i)
+			break;
+		if (q->vs[k].unborn) {
+			birth(q, k, q->vtime[i]);
+		} else { /* the index's last thread has not ended here yet */
+			q->vs[k].birth_known = true;
+			q->vs[k].birth_t = q->vtime[i];
+		}
+		break;
+	}
 	case DPMU_QEMU_TAG_SPAWN: {
 		double t;
 		while (token_take(q, addr, &t))
@@ -1391,6 +1443,8 @@ static void sync_word(struct qemu_be *q, unsigned i)
 	}
 	case DPMU_QEMU_TAG_WOKE:
 		sync_wake(q, nvcpus(q), addr, q->vtime[i]);
+		break;
+	case DPMU_QEMU_TAG_WAIT_CALL: /* its SVC block retired: nothing more */
 		break;
 	case DPMU_QEMU_TAG_WAITED: {
 		double t;
@@ -1420,14 +1474,20 @@ static bool sync_let_go(struct qemu_be *q, unsigned nv)
 	for (unsigned k = 0; k < nv; k++) {
 		if (q->started[k] && q->vtime[k] > latest)
 			latest = q->vtime[k];
-		if (q->vs[k].stalled && (st < 0 || q->vtime[k] < q->vtime[st]))
+		/* (an unborn vCPU with words: a thread whose clone the stream
+		 * does not carry) */
+		bool held = q->vs[k].stalled || (q->vs[k].unborn && wq_len(&q->wq[k]));
+		if (held && (st < 0 || q->vtime[k] < q->vtime[st]))
 			st = (int)k;
 	}
 	if (st < 0)
 		return false;
-	q->vs[st].stalled = false;
+	if (q->vs[st].unborn)
+		q->sched.born_let_go++;
+	else
+		q->sched.sync_let_go++;
+	q->vs[st].stalled = q->vs[st].unborn = q->vs[st].birth_known = false;
 	idle_to(q, (unsigned)st, latest);
-	q->sched.sync_let_go++;
 	return true;
 }
 
@@ -1436,8 +1496,8 @@ static bool sync_let_go(struct qemu_be *q, unsigned nv)
  * to interleave with: its queue is drained turn after turn in one decode
  * call (the turns and the checks between them fall where they would in the
  * general loop, so the counts are the same) and its simulated time is
- * brought up to date once, at the end, for a thread that starts or wakes
- * later (collect() starts it at this vCPU's time). */
+ * brought up to date once, at the end, before the sync word the drain
+ * stopped at (a thread it starts or wakes takes this vCPU's time). */
 static size_t solo(struct qemu_be *q, unsigned nv)
 {
 	int lone = -1;
@@ -1534,7 +1594,6 @@ static size_t schedule(struct qemu_be *q)
 			 * will come (a later thread given its index starts
 			 * with words of its own) */
 			if (q->exited || q->vs[best].ended) {
-				q->sched.aside_ended += !q->exited;
 				q->idle[best] = true;
 				order_pop(q);
 				continue;
@@ -2078,6 +2137,7 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	placement(q, mask, opt->place);
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		q->vs[i].core = q->place[i % q->nplace];
+		q->vs[i].unborn = i > 0; /* every thread but the first is cloned */
 		q->vs[i].uc = dpmu_uarch_core(q->uarch, q->vs[i].core);
 		if (!q->vs[i].uc) {
 			qemu_destroy(&q->b);

@@ -60,6 +60,11 @@ struct vcpu {
  * by the parent's clone call, read by on_vcpu_init, which qemu-user runs
  * in the parent during that call. */
 static __thread uint64_t spawn_ctid;
+/* The vCPU index + 1 of the thread being created here (0: none), set by
+ * on_vcpu_init in the parent's clone call as above: its start in
+ * simulated time is the parent's return from that call
+ * (DPMU_QEMU_TAG_CHILD). */
+static __thread unsigned spawn_child;
 
 #define NAMES_MAX 4096u
 
@@ -309,6 +314,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 	pl.vcpu[vcpu_index].tid = 0;
 	pl.vcpu[vcpu_index].futex_op = -1;
 	pl.vcpu[vcpu_index].ctid = spawn_ctid;
+	spawn_child = vcpu_index + 1;
 	atomic_store_explicit(&pl.shm->tid[vcpu_index], 0u, memory_order_relaxed);
 	uint32_t seen = atomic_load(&pl.shm->vcpus_seen);
 	while (seen < vcpu_index + 1 &&
@@ -428,6 +434,11 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 		v->tid = (uint32_t)syscall(SYS_gettid);
 		atomic_store_explicit(&pl.shm->tid[vcpu_index], v->tid, memory_order_relaxed);
 	}
+	/* a call that may wait: its SVC block retires now, at the thread's
+	 * own time, and not after whatever brings the thread back */
+	bool waits = syscall_waits(num, a2);
+	if (waits)
+		emit(v, DPMU_QEMU_TAG_WAIT_CALL << DPMU_QEMU_TAG_SHIFT);
 	push(v);
 	dpmu_ring_flush(v->ring);
 	v->futex_op = num == SYS_FUTEX ? (int64_t)(a2 & ~(uint64_t)FUTEX_OP_FLAGS) : -1;
@@ -435,7 +446,8 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	if (num == SYS_SET_TID_ADDRESS)
 		v->ctid = a1 & DPMU_QEMU_ADDR_MASK;
 	spawn_ctid = clone_ctid(num, a1, a5);
-	if (syscall_waits(num, a2)) {
+	spawn_child = 0;
+	if (waits) {
 		bool fw = v->futex_op == FUTEX_WAIT || v->futex_op == FUTEX_WAIT_BITSET;
 		atomic_store_explicit(&pl.shm->wait_addr[vcpu_index], fw ? v->futex_addr : 0,
 				      memory_order_relaxed);
@@ -457,8 +469,13 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num
 	if (spawn_ctid && ret > 0) /* the parent's side of a clone */
 		emit(v, DPMU_QEMU_TAG_SPAWN << DPMU_QEMU_TAG_SHIFT | spawn_ctid);
 	spawn_ctid = 0;
+	if (spawn_child && ret > 0)
+		emit(v, DPMU_QEMU_TAG_CHILD << DPMU_QEMU_TAG_SHIFT | (spawn_child - 1));
+	spawn_child = 0;
 	if ((op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && ret == 0)
 		emit(v, DPMU_QEMU_TAG_WAITED << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
+	else if ((op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && ret == -EAGAIN)
+		emit(v, DPMU_QEMU_TAG_NOT_WAITED << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
 	if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
 		for (int64_t k = 0; k < ret && k < DPMU_QEMU_MAX_VCPUS; k++)
 			emit(v, DPMU_QEMU_TAG_WOKE << DPMU_QEMU_TAG_SHIFT | v->futex_addr);

@@ -22,6 +22,9 @@
  *                parent runs 10000, then waits for it (exit status 3)
  *   exitrun N    a thread that never stops, and main exiting after N
  *                iterations of work() (exit_group with a thread running)
+ *   startrace N  a thread and main each storing N times into one cache line
+ *                from the thread's start on; main then runs 10 N iterations
+ *                of work() and exits with the thread parked in pause()
  *   work N       N iterations of work() (for --by-symbol and determinism) */
 #include <ctype.h>
 #include <pthread.h>
@@ -118,6 +121,20 @@ static void *worker(void *arg)
 }
 
 static _Atomic int spinning;
+
+/* startrace: two words of one line, one per thread */
+static volatile long race_line[2] __attribute__((aligned(64)));
+static long race_n;
+
+static void *racer(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < race_n; i++)
+		race_line[1] = i;
+	for (;;)
+		pause();
+	return NULL;
+}
 
 /* Runs until the program exits under it. */
 static void *spin(void *arg)
@@ -260,6 +277,15 @@ int main(int argc, char **argv)
 			return 2;
 		printf("%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return 0;
+	}
+	if (!strcmp(mode, "startrace")) {
+		race_n = n;
+		pthread_t t;
+		pthread_create(&t, NULL, racer, NULL);
+		for (long i = 0; i < n; i++)
+			race_line[0] = i;
+		sink = work(10 * n);
+		exit(0);
 	}
 	if (!strcmp(mode, "exitrun")) {
 		pthread_t t;

@@ -1341,6 +1341,15 @@ static void token_add(struct qemu_be *q, uint64_t addr, double t)
 	q->ntok++;
 }
 
+/* Whether a wake of addr is there that no wait has taken. */
+static bool token_has(const struct qemu_be *q, uint64_t addr)
+{
+	for (unsigned k = 0; k < q->ntok; k++)
+		if (addr && q->tok[k].addr == addr)
+			return true;
+	return false;
+}
+
 /* The oldest wake of addr no wait has taken, taken; false: none. */
 static bool token_take(struct qemu_be *q, uint64_t addr, double *t)
 {
@@ -1608,6 +1617,15 @@ static size_t schedule(struct qemu_be *q)
 				q->lag_blocked = atomic_load_explicit(&q->shm->waiting[best],
 								      memory_order_acquire) != 0 &&
 						 !q->vs[best].woken;
+				/* a futex wait whose wake came first in simulated
+				 * time (a wake no wait has taken): its thread is
+				 * about to go on, as one a wake brings back */
+				if (q->lag_blocked &&
+				    token_has(q, atomic_load_explicit(&q->shm->wait_addr[best],
+								      memory_order_relaxed))) {
+					q->vs[best].woken = true;
+					q->lag_blocked = false;
+				}
 				q->lag_probe_ns = QEMU_LAG_PROBE_NS;
 				clock_gettime(CLOCK_MONOTONIC, &q->lag_since);
 				break;

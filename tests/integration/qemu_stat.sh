@@ -318,11 +318,18 @@ kill $spin1 $spin2 2>/dev/null; wait $spin1 $spin2 2>/dev/null
 # where the start falls. Three runs on a host kept busy by two spinning
 # loops give the same counts on every core and the same time. Before, the
 # thread started where the others had got when its first words arrived:
-# cpu0's refills ran from 1,331 to 8,339 over five quiet runs.
+# cpu0's refills ran from 1,331 to 8,339 over five quiet runs. A run in
+# which a thread's host thread went unscheduled past the 50 ms wait (stat
+# -v: set aside "outside" a system call) is outside that rule
+# (docs/frontend.md "Determinism") and is run again, up to three times.
 sh -c 'while :; do :; done' & spin1=$!
 sh -c 'while :; do :; done' & spin2=$!
 for k in 1 2 3; do
-	"$DYNPMU" stat -A -x, -e CPU_CYCLES,INST_RETIRED,L1D_CACHE_REFILL -o "$T/sr$k.csv" -- "$G/guest" startrace 20000 >/dev/null
+	for try in 1 2 3; do
+		"$DYNPMU" stat -v -A -x, -e CPU_CYCLES,INST_RETIRED,L1D_CACHE_REFILL -o "$T/sr$k.csv" -- \
+			"$G/guest" startrace 20000 >/dev/null 2>"$T/srv"
+		grep -q ' 0 outside one' "$T/srv" && break
+	done
 	awk -F, '$2 != "" && $3 == "" { print $1, $2, $4, $5 }' "$T/sr$k.csv" >"$T/src$k"
 done
 kill $spin1 $spin2 2>/dev/null; wait $spin1 $spin2 2>/dev/null
@@ -330,6 +337,28 @@ r=$(awk '$1 == "cpu0" && $3 == "L1D_CACHE_REFILL" { print $2 }' "$T/src1")
 [ -n "$r" ] && [ "$r" -gt 0 ] && cmp -s "$T/src1" "$T/src2" && cmp -s "$T/src1" "$T/src3" &&
 	pass "new_thread_starts_at_its_parents_clone (cpu0 refills $r)" ||
 	fail "new_thread_starts_at_its_parents_clone: $(diff "$T/src1" "$T/src2"; diff "$T/src1" "$T/src3")"
+
+# 11f. a futex wait whose wake came first in simulated time is not set
+# aside while its woken return is on the way: in `false_sharing shared 2
+# 20000` (two workers released by a barrier, profile a75x4-a55x4-dsu120)
+# the A75 worker often reaches the barrier first in simulated time and
+# last in the host. Before, when the A55 worker was set aside in its wait,
+# the other ran on alone until its words came: the coherency ratio was 84 %
+# in most loaded runs, 68 to 81 % in about one in five, and in one of 28
+# runs 4 % (no overlap at all); such a build fails this test about two
+# times in three. Eight loaded runs must agree within 2 points.
+sh -c 'while :; do :; done' & spin1=$!
+sh -c 'while :; do :; done' & spin2=$!
+: >"$T/cr"
+for k in 1 2 3 4 5 6 7 8; do
+	"$DYNPMU" stat --profile a75x4-a55x4-dsu120 -M coherency_ratio -x, -o "$T/cr$k.csv" -- \
+		"$(dirname "$DYNPMU")/workloads/false_sharing" shared 2 20000 >/dev/null
+	csv "$T/cr$k.csv" coherency_ratio >>"$T/cr"
+done
+kill $spin1 $spin2 2>/dev/null; wait $spin1 $spin2 2>/dev/null
+r=$(sort -n "$T/cr" | awk 'NR == 1 { lo = $1 } { hi = $1; n++ } END { printf "%s %.2f-%.2f", (n == 8 && lo > 50 && hi - lo < 2) ? "ok" : "spread", lo, hi }')
+case $r in ok*) pass "wake_before_wait_keeps_the_threads_together ($r %)" ;;
+	*) fail "wake_before_wait_keeps_the_threads_together: coherency ratios $(tr '\n' ' ' <"$T/cr")" ;; esac
 
 # 12. INST_RETIRED of multi-threaded programs against the independent
 # count: threads contending for one line with atomics, threads that block in

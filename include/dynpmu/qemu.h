@@ -92,6 +92,11 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
  * changed), after the call: it did not sleep, and goes on at its own time
  * even if it was set aside meanwhile (the decoder skips the word). */
 #define DPMU_QEMU_TAG_NOT_WAITED 0xfff7ull
+/* The thread enters a sleep of a length the call gives (low 48 bits: ns;
+ * nanosleep, clock_nanosleep without TIMER_ABSTIME), after its SVC block,
+ * in place of DPMU_QEMU_TAG_WAIT_CALL: it goes on that much later in
+ * simulated time, its core idle meanwhile. */
+#define DPMU_QEMU_TAG_SLEEP 0xfff6ull
 #define DPMU_QEMU_TAG_ADDR_MAX 0xfff0ull  /* index + 1 up to this */
 #define DPMU_QEMU_ADDR_MASK ((1ull << 48) - 1)
 #define DPMU_QEMU_WORDS 6u
@@ -213,6 +218,8 @@ struct dpmu_qemu_sched_stats {
 	/* threads started at their parent's clone, or let go without one
 	 * when nothing else could run */
 	uint64_t born, born_let_go;
+	/* sleeps of a length the call gave, and their simulated ns in all */
+	uint64_t slept, slept_ns;
 	uint64_t idle_ns;       /* host time dynpmu slept with nothing to run */
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);

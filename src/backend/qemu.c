@@ -85,6 +85,15 @@ struct vstream {
 	 * still running there */
 	bool unborn, birth_known;
 	double birth_t;
+	/* the last word taken was a call that may wait (DPMU_QEMU_TAG_WAIT_CALL,
+	 * _SLEEP: its SVC block has retired); sleep_ns, the sleep's length
+	 * (0: not a sleep of a given length) */
+	bool in_call;
+	uint64_t sleep_ns;
+	/* asleep: its time is where the sleep ends, which its core reaches at
+	 * its next turn (sleep_settle), from asleep_from */
+	bool asleep;
+	double asleep_from;
 	uint64_t aside_addr; /* set aside in a futex wait: its futex (else 0) */
 	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	const struct bdec *blk; /* the open block's, classified (block_first) */
@@ -855,6 +864,13 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
  * was idle from the end of its last turn there until then. */
 static void idle_to(struct qemu_be *q, unsigned i, double now)
 {
+	struct vstream *v = &q->vs[i];
+	if (v->asleep) { /* a sleep not settled yet (sleep_settle): its end first */
+		v->asleep = false;
+		double end = q->vtime[i];
+		q->vtime[i] = v->asleep_from;
+		idle_to(q, i, end);
+	}
 	if (now <= q->vtime[i])
 		return;
 	unsigned c = q->vs[i].core;
@@ -999,6 +1015,8 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 		return 0;
 	}
 	v->ended = false; /* words after its end: a later thread's */
+	v->in_call = false; /* words after the call: it returned */
+	v->sleep_ns = 0;
 	/* Only wp lives in a register across the blocks: the queue's end
 	 * (we) and the checked mode's aidx are reloaded where they are used,
 	 * off the fast path, so that the values every block uses (cur, ran,
@@ -1117,7 +1135,8 @@ checked:
 			region_word(q, v, x);
 		} else if (tag == DPMU_QEMU_TAG_THREAD_END || tag == DPMU_QEMU_TAG_WAITED ||
 			   tag == DPMU_QEMU_TAG_WOKE || tag == DPMU_QEMU_TAG_SPAWN ||
-			   tag == DPMU_QEMU_TAG_CHILD || tag == DPMU_QEMU_TAG_WAIT_CALL) {
+			   tag == DPMU_QEMU_TAG_CHILD || tag == DPMU_QEMU_TAG_WAIT_CALL ||
+			   tag == DPMU_QEMU_TAG_SLEEP) {
 			/* after a system call: its block ran to its end */
 			b = NULL;
 			goto retire_open;
@@ -1259,10 +1278,38 @@ static bool wait_core(struct qemu_be *q, unsigned i)
 
 static void sync_word(struct qemu_be *q, unsigned i);
 
+/* A sleep of vCPU i ends (its next turn): its core idles from the sleep's
+ * start to its end, in steps at the monitor's timer (-I), each followed
+ * by the timer's tick where this core is the furthest, so that interval
+ * rows fall every period through the sleep, as perf's do. */
+static void sleep_settle(struct qemu_be *q, unsigned i)
+{
+	struct vstream *v = &q->vs[i];
+	if (!v->asleep)
+		return;
+	v->asleep = false;
+	double end = q->vtime[i];
+	q->vtime[i] = v->asleep_from;
+	while (q->tick && q->period_ns && !q->run_rc) {
+		double next = (double)q->next_ns;
+		if (next >= end || next <= q->vtime[i])
+			break;
+		idle_to(q, i, next);
+		/* the engine's time is whole ns, each part rounded down: up
+		 * to next, where this core is the furthest */
+		uint64_t t = dpmu_uarch_time_ns(q->uarch);
+		if (t < q->next_ns)
+			dpmu_uarch_core_idle(q->uarch, v->core, q->next_ns - t);
+		check_tick(q); /* due now: next_ns moves on */
+	}
+	idle_to(q, i, end);
+}
+
 /* vCPU i's turn among others: its words, then its simulated time, then
  * what its decoder stopped at (a sync word). */
 static uint64_t turn(struct qemu_be *q, unsigned i)
 {
+	sleep_settle(q, i);
 	core_take(q, i);
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, q->vs[i].core);
 	uint64_t n = decode_turn(q, &q->vs[i], &q->wq[i]);
@@ -1272,11 +1319,14 @@ static uint64_t turn(struct qemu_be *q, unsigned i)
 	return n;
 }
 
-/* Whether vCPU v's last block ends in SVC: the thread is in a system call.
- * An open block was checked and classified when it opened (block_first), so
- * its last template holds the flags. */
+/* Whether the thread of vCPU v is in a system call: its last word marked a
+ * call that may wait, or its last block ends in SVC. An open block was
+ * checked and classified when it opened (block_first), so its last
+ * template holds the flags. */
 static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
 {
+	if (v->in_call)
+		return true;
 	return v->open && (q->tmpl[v->blk->first + v->blk->n - 1].flags & DPMU_IC_SVC) != 0;
 }
 
@@ -1453,7 +1503,24 @@ static void sync_word(struct qemu_be *q, unsigned i)
 	case DPMU_QEMU_TAG_WOKE:
 		sync_wake(q, nvcpus(q), addr, q->vtime[i]);
 		break;
-	case DPMU_QEMU_TAG_WAIT_CALL: /* its SVC block retired: nothing more */
+	case DPMU_QEMU_TAG_WAIT_CALL: /* its SVC block retired */
+		v->in_call = true;
+		break;
+	case DPMU_QEMU_TAG_SLEEP:
+		/* it goes on after the sleep (the scheduler waits for its
+		 * words then, as its host thread wakes by itself); its core
+		 * idles until then at its next turn, not now: the system's
+		 * time stays where the running threads are, and a sleep the
+		 * program's exit cuts short is not counted */
+		v->in_call = true;
+		v->sleep_ns = addr;
+		if (!v->asleep) {
+			v->asleep = true;
+			v->asleep_from = q->vtime[i];
+		}
+		q->vtime[i] += (double)addr;
+		q->sched.slept++;
+		q->sched.slept_ns += addr;
 		break;
 	case DPMU_QEMU_TAG_WAITED: {
 		double t;
@@ -1524,6 +1591,8 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 	struct wqueue *w = &q->wq[i];
 	if (wq_len(w))
 		q->lag_wait = -1;
+	if (wq_len(w))
+		sleep_settle(q, i);
 	wait_core(q, i);
 	core_take(q, i);
 	uint64_t c0 = dpmu_uarch_core_cycles(q->uarch, v->core);
@@ -1616,7 +1685,7 @@ static size_t schedule(struct qemu_be *q)
 				 * wait in the host yet */
 				q->lag_blocked = atomic_load_explicit(&q->shm->waiting[best],
 								      memory_order_acquire) != 0 &&
-						 !q->vs[best].woken;
+						 !q->vs[best].woken && !q->vs[best].sleep_ns;
 				/* a futex wait whose wake came first in simulated
 				 * time (a wake no wait has taken): its thread is
 				 * about to go on, as one a wake brings back */
@@ -1638,14 +1707,18 @@ static size_t schedule(struct qemu_be *q)
 			bool woken_waiting = q->vs[best].woken &&
 					     atomic_load_explicit(&q->shm->waiting[best],
 								  memory_order_acquire);
-			if (sys && !q->lag_blocked && waited >= q->lag_probe_ns) {
+			/* in a sleep of a given length: its host thread sleeps,
+			 * and wakes by itself after at most that long */
+			uint64_t sleep = q->vs[best].sleep_ns;
+			if (sys && !q->lag_blocked && !sleep && waited >= q->lag_probe_ns) {
 				uint32_t tid = atomic_load_explicit(&q->shm->tid[best],
 								    memory_order_relaxed);
 				/* a read costs two opens: every 100 us at most */
 				q->lag_probe_ns = waited + QEMU_LAG_PROBE_NS;
 				asleep = tid && host_thread_sleeps(q->pid, tid, woken_waiting);
 			}
-			if (!q->lag_blocked && !asleep && waited < QEMU_LAG_WAIT_NS)
+			if (!q->lag_blocked && !asleep &&
+			    (uint64_t)waited < QEMU_LAG_WAIT_NS + sleep)
 				break;
 			q->idle[best] = true;
 			q->vs[best].woken = false;

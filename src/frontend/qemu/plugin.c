@@ -382,20 +382,52 @@ static const uint64_t waiting_futex_ops[] = {FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WA
 /* The futex a clone or clone3 call's new thread has woken at its end: the
  * child_tid argument (clone's fifth; clone3's struct clone_args, whose
  * flags are at offset 0 and child_tid at 16), when CLONE_CHILD_CLEARTID. */
+/* n bytes of guest memory at addr into buf, read through the kernel: a
+ * bad pointer (the call then fails with EFAULT) must not fault qemu here. */
+static bool guest_read(uint64_t addr, void *buf, size_t n)
+{
+	if (!pl.have_base || !addr)
+		return false;
+	struct iovec to = {buf, n};
+	struct iovec from = {(void *)(pl.guest_base + (uintptr_t)addr), n};
+	return process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
+}
+
 static uint64_t clone_ctid(int64_t num, uint64_t a1, uint64_t a5)
 {
 	if (num == SYS_CLONE)
 		return (a1 & (uint64_t)CLONE_CHILD_CLEARTID) ? a5 & DPMU_QEMU_ADDR_MASK : 0;
-	if (num != SYS_CLONE3 || !pl.have_base || !a1)
-		return 0;
-	/* read through the kernel: a bad pointer (the call then fails with
-	 * EFAULT) must not fault qemu here */
 	uint64_t args[3];
-	struct iovec to = {args, sizeof args};
-	struct iovec from = {(void *)(pl.guest_base + (uintptr_t)a1), sizeof args};
-	if (process_vm_readv(getpid(), &to, 1, &from, 1, 0) != (ssize_t)sizeof args)
+	if (num != SYS_CLONE3 || !guest_read(a1, args, sizeof args))
 		return 0;
 	return (args[0] & (uint64_t)CLONE_CHILD_CLEARTID) ? args[2] & DPMU_QEMU_ADDR_MASK : 0;
+}
+
+/* The sleeps whose length the call gives: nanosleep(req, rem) and
+ * clock_nanosleep(clock, flags, req, rem) without TIMER_ABSTIME (glibc's
+ * nanosleep, usleep and sleep make the latter). */
+#define SYS_NANOSLEEP 101
+#define SYS_CLOCK_NANOSLEEP 115
+#define TIMER_ABSTIME_FLAG 1u
+
+/* A relative sleep's length in ns, 0 if the call is none or its timespec
+ * cannot be read or is invalid (the call then fails at once: EINVAL). */
+static uint64_t sleep_ns(int64_t num, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	uint64_t req;
+	if (num == SYS_NANOSLEEP)
+		req = a1;
+	else if (num == SYS_CLOCK_NANOSLEEP && !(a2 & TIMER_ABSTIME_FLAG))
+		req = a3;
+	else
+		return 0;
+	int64_t ts[2]; /* struct timespec: tv_sec, tv_nsec */
+	if (!guest_read(req, ts, sizeof ts) || ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
+		return 0;
+	const uint64_t max = DPMU_QEMU_ADDR_MASK; /* the word's 48 bits: 78 hours */
+	if ((uint64_t)ts[0] >= max / 1000000000u)
+		return max;
+	return (uint64_t)ts[0] * 1000000000u + (uint64_t)ts[1];
 }
 
 static bool in_table(const uint64_t *t, size_t n, uint64_t v)
@@ -437,7 +469,10 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	/* a call that may wait: its SVC block retires now, at the thread's
 	 * own time, and not after whatever brings the thread back */
 	bool waits = syscall_waits(num, a2);
-	if (waits)
+	uint64_t sleep = waits ? sleep_ns(num, a1, a2, a3) : 0;
+	if (sleep)
+		emit(v, DPMU_QEMU_TAG_SLEEP << DPMU_QEMU_TAG_SHIFT | sleep);
+	else if (waits)
 		emit(v, DPMU_QEMU_TAG_WAIT_CALL << DPMU_QEMU_TAG_SHIFT);
 	push(v);
 	dpmu_ring_flush(v->ring);

@@ -24,7 +24,11 @@
  *                iterations of work() (exit_group with a thread running)
  *   startrace N  a thread and main each storing N times into one cache line
  *                from the thread's start on; main then runs 10 N iterations
- *                of work() and exits with the thread parked in pause()
+ *                of work(), waits for the thread's stores (one futex call,
+ *                the same instructions whether it sleeps or not) and exits
+ *                with the thread parked in pause()
+ *   sleeps K US  a thread running K rounds of 2000 iterations of work() and
+ *                a sleep of US microseconds each, joined by main
  *   work N       N iterations of work() (for --by-symbol and determinism) */
 #include <ctype.h>
 #include <pthread.h>
@@ -33,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,15 +128,44 @@ static void *worker(void *arg)
 
 static _Atomic int spinning;
 
+static long sleep_rounds, sleep_us;
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < sleep_rounds; i++) {
+		sink = work(2000);
+		usleep((useconds_t)sleep_us);
+	}
+	return NULL;
+}
+
 /* startrace: two words of one line, one per thread */
 static volatile long race_line[2] __attribute__((aligned(64)));
 static long race_n;
+static _Atomic int race_done;
+
+/* A futex call straight through SVC: glibc's syscall() takes more
+ * instructions when the call fails (errno), and a wait fails (EAGAIN)
+ * when its value has changed already, which depends on host timing. */
+static long raw_futex(_Atomic int *addr, long op, long val)
+{
+	register long x8 __asm__("x8") = SYS_futex;
+	register long x0 __asm__("x0") = (long)addr;
+	register long x1 __asm__("x1") = op;
+	register long x2 __asm__("x2") = val;
+	register long x3 __asm__("x3") = 0;
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+}
 
 static void *racer(void *arg)
 {
 	(void)arg;
 	for (long i = 0; i < race_n; i++)
 		race_line[1] = i;
+	atomic_store(&race_done, 1);
+	raw_futex(&race_done, FUTEX_WAKE_PRIVATE, 1);
 	for (;;)
 		pause();
 	return NULL;
@@ -278,6 +313,14 @@ int main(int argc, char **argv)
 		printf("%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return 0;
 	}
+	if (!strcmp(mode, "sleeps")) {
+		sleep_rounds = n;
+		sleep_us = argc > 3 ? atol(argv[3]) : 100;
+		pthread_t t;
+		pthread_create(&t, NULL, sleeper, NULL);
+		pthread_join(t, NULL);
+		return 0;
+	}
 	if (!strcmp(mode, "startrace")) {
 		race_n = n;
 		pthread_t t;
@@ -285,6 +328,8 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++)
 			race_line[0] = i;
 		sink = work(10 * n);
+		/* returns woken, or at once if the stores are done: no loop */
+		raw_futex(&race_done, FUTEX_WAIT_PRIVATE, 0);
 		exit(0);
 	}
 	if (!strcmp(mode, "exitrun")) {

@@ -69,7 +69,12 @@ struct vstream {
 	unsigned core;
 	struct dpmu_ucore *uc; /* the engine's handle of core */
 	bool open;          /* a block entry is pending its addresses */
+	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	bool ended;         /* the last word taken was its thread's end */
+	/* The scheduler's (its time is qemu_be's vtime[], which it sorts by):
+	 * started, has had words or its thread is born; idle, found with none
+	 * and set aside until it has. */
+	bool started, idle;
 	/* futex synchronisation (DPMU_QEMU_TAG_WAITED, _WOKE): the word the
 	 * decoder stopped at, for the scheduler (sync_word; 0: none); stalled,
 	 * its wait returned woken but its waker's wake is not in simulated
@@ -95,7 +100,6 @@ struct vstream {
 	bool asleep;
 	double asleep_from;
 	uint64_t aside_addr; /* set aside in a futex wait: its futex (else 0) */
-	bool open_fast;     /* ... and the fast mode holds for them (decode) */
 	const struct bdec *blk; /* the open block's, classified (block_first) */
 	/* the open block's addresses: the indices of the instructions that
 	 * made one, in the order they ran, and the address (the first access)
@@ -232,8 +236,6 @@ struct qemu_be {
 	/* simulated ns each core is busy to: the end of the last turn on it
 	 * (a core that threads share runs one at a time) */
 	double core_free[DPMU_MAX_CORES];
-	bool started[DPMU_QEMU_MAX_VCPUS];  /* has had words, or its thread is born */
-	bool idle[DPMU_QEMU_MAX_VCPUS];     /* found with none: skipped until it has */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
 	bool lag_blocked;                   /* ... which was in a waiting system call */
 	long long lag_probe_ns;             /* ... whose host thread's state is read next then */
@@ -854,7 +856,7 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 {
 	double now = -1;
 	for (unsigned i = 0; i < nv; i++)
-		if (i != except && q->started[i] && !q->idle[i] && !q->vs[i].stalled &&
+		if (i != except && q->vs[i].started && !q->vs[i].idle && !q->vs[i].stalled &&
 		    !q->vs[i].unborn && wq_len(&q->wq[i]) && (now < 0 || q->vtime[i] < now))
 			now = q->vtime[i];
 	return now;
@@ -942,13 +944,13 @@ static size_t collect(struct qemu_be *q)
 		 * wake brought back (it has its time); a new thread's is its
 		 * parent's clone (birth). One only waited for never idled. */
 		uint64_t first = w->w[0] >> DPMU_QEMU_TAG_SHIFT;
-		if (q->idle[i] && !q->vs[i].ended && !q->vs[i].woken &&
+		if (q->vs[i].idle && !q->vs[i].ended && !q->vs[i].woken &&
 		    first != DPMU_QEMU_TAG_WAITED && first != DPMU_QEMU_TAG_NOT_WAITED)
 			idle_to(q, i, sched_now(q, nv, i));
 		q->vs[i].woken = false;
 		q->vs[i].aside_addr = 0;
-		q->started[i] = true;
-		q->idle[i] = false;
+		q->vs[i].started = true;
+		q->vs[i].idle = false;
 		if (q->lag_wait == (int)i)
 			q->lag_wait = -1;
 	}
@@ -1362,7 +1364,7 @@ static void check_tick(struct qemu_be *q)
  * or not set aside, and not stalled in a wait its waker has not reached. */
 static bool runnable(const struct qemu_be *q, unsigned k)
 {
-	return q->started[k] && !(q->idle[k] && !wq_len(&q->wq[k])) && !q->vs[k].stalled &&
+	return q->vs[k].started && !(q->vs[k].idle && !wq_len(&q->wq[k])) && !q->vs[k].stalled &&
 	       !q->vs[k].unborn;
 }
 
@@ -1425,7 +1427,7 @@ static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
 		if (v->stalled && v->stall_addr == addr && (st < 0 || q->vtime[k] < q->vtime[st]))
 			st = (int)k;
 		/* (its host thread may have left the wait already) */
-		if (q->idle[k] && !wq_len(&q->wq[k]) && !v->woken && v->aside_addr == addr &&
+		if (q->vs[k].idle && !wq_len(&q->wq[k]) && !v->woken && v->aside_addr == addr &&
 		    (aside < 0 || q->vtime[k] < q->vtime[aside]))
 			aside = (int)k;
 	}
@@ -1439,7 +1441,7 @@ static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
 	if (aside >= 0) {
 		q->vs[aside].aside_addr = 0;
 		q->vs[aside].woken = true;
-		q->idle[aside] = false;
+		q->vs[aside].idle = false;
 		idle_to(q, (unsigned)aside, t);
 	}
 }
@@ -1454,7 +1456,7 @@ static void birth(struct qemu_be *q, unsigned k, double t)
 	/* a candidate from now on, words or not: the scheduler waits for the
 	 * thread's first words as for any laggard's, instead of letting the
 	 * others run on past its start */
-	q->started[k] = true;
+	v->started = true;
 	v->ended = false; /* (the index's last thread's) */
 	if (t < q->vtime[k])
 		q->vtime[k] = t;
@@ -1548,7 +1550,7 @@ static bool sync_let_go(struct qemu_be *q, unsigned nv)
 	int st = -1;
 	double latest = 0;
 	for (unsigned k = 0; k < nv; k++) {
-		if (q->started[k] && q->vtime[k] > latest)
+		if (q->vs[k].started && q->vtime[k] > latest)
 			latest = q->vtime[k];
 		/* (an unborn vCPU with words: a thread whose clone the stream
 		 * does not carry) */
@@ -1672,7 +1674,7 @@ static size_t schedule(struct qemu_be *q)
 			 * will come (a later thread given its index starts
 			 * with words of its own) */
 			if (q->exited || q->vs[best].ended) {
-				q->idle[best] = true;
+				q->vs[best].idle = true;
 				order_pop(q);
 				continue;
 			}
@@ -1720,7 +1722,7 @@ static size_t schedule(struct qemu_be *q)
 			if (!q->lag_blocked && !asleep &&
 			    (uint64_t)waited < QEMU_LAG_WAIT_NS + sleep)
 				break;
-			q->idle[best] = true;
+			q->vs[best].idle = true;
 			q->vs[best].woken = false;
 			/* the futex a wake of which brings it back */
 			q->vs[best].aside_addr =

@@ -97,6 +97,20 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
  * in place of DPMU_QEMU_TAG_WAIT_CALL: it goes on that much later in
  * simulated time, its core idle meanwhile. */
 #define DPMU_QEMU_TAG_SLEEP 0xfff6ull
+/* A pipe between the program's threads (docs/frontend.md "Threads and
+ * interleaving"), after a read or write of it that moved data: low 48 bits
+ * DPMU_QEMU_PIPE_WORD(pipe, bytes), the pipe's index in the plugin's table
+ * and how far in the pipe's bytes the write wrote or the read read. A read
+ * goes on no earlier than the write of its last byte. */
+#define DPMU_QEMU_TAG_PIPE_WROTE 0xfff5ull
+#define DPMU_QEMU_TAG_PIPE_READ 0xfff4ull
+#define DPMU_QEMU_MAX_PIPES 64u
+#define DPMU_QEMU_PIPE_SHIFT 42
+#define DPMU_QEMU_PIPE_WORD(pipe, bytes) \
+	((uint64_t)(pipe) << DPMU_QEMU_PIPE_SHIFT | ((bytes) & ((1ull << DPMU_QEMU_PIPE_SHIFT) - 1)))
+/* What shm->wait_addr holds for a thread reading pipe k: odd, as no
+ * futex's (4-byte aligned) address is. */
+#define DPMU_QEMU_PIPE_KEY(pipe) ((uint64_t)(pipe) << 2 | 1u)
 #define DPMU_QEMU_TAG_ADDR_MAX 0xfff0ull  /* index + 1 up to this */
 #define DPMU_QEMU_ADDR_MASK ((1ull << 48) - 1)
 #define DPMU_QEMU_WORDS 6u
@@ -149,9 +163,10 @@ struct dpmu_qemu_shm {
 	/* Processes the program forked: each stays silent (not counted). */
 	_Atomic uint32_t forks;
 	uint32_t pad2;
-	/* The futex (guest address) vCPU i's thread waits on while waiting[i]
-	 * is set by a futex wait, stored before it (else 0): a wake of it
-	 * brings the thread back. */
+	/* What a wake of which brings vCPU i's thread back, stored at each
+	 * system call (before waiting[i]): the futex (guest address) a futex
+	 * wait waits on, or the key of the pipe a read reads (as in
+	 * DPMU_QEMU_TAG_PIPE_READ), else 0. */
 	_Atomic uint64_t wait_addr[DPMU_QEMU_MAX_VCPUS];
 };
 
@@ -220,6 +235,8 @@ struct dpmu_qemu_sched_stats {
 	uint64_t born, born_let_go;
 	/* sleeps of a length the call gave, and their simulated ns in all */
 	uint64_t slept, slept_ns;
+	/* reads of a pipe that went on at a write of it in simulated time */
+	uint64_t pipe_paired;
 	uint64_t idle_ns;       /* host time dynpmu slept with nothing to run */
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);

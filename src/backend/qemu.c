@@ -37,6 +37,7 @@
 
 #define REGION_MAX 64u
 #define SYNC_TOKENS 256u
+#define PIPE_WRITES 64u /* writes kept per pipe for the reads of them */
 #define NEV_MAX 64u
 
 /* The tag that ends a block's list of expected address tags (bdec.exp):
@@ -83,6 +84,7 @@ struct vstream {
 	uint64_t sync;
 	bool stalled, woken;
 	uint64_t stall_addr;
+	uint64_t stall_bytes; /* a pipe's read stalled: the bytes it waits for */
 	/* a thread's start (DPMU_QEMU_TAG_CHILD): unborn, the index's next
 	 * thread waits for its parent's clone in simulated time (every vCPU
 	 * but 0 until then, and one whose thread ended); birth_known, the
@@ -236,10 +238,20 @@ struct qemu_be {
 	/* simulated ns each core is busy to: the end of the last turn on it
 	 * (a core that threads share runs one at a time) */
 	double core_free[DPMU_MAX_CORES];
+	double idle_sum[DPMU_MAX_CORES];     /* simulated ns each core was idle */
+	uint64_t idle_given[DPMU_MAX_CORES]; /* ... of which the engine has had */
 	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
 	bool lag_blocked;                   /* ... which was in a waiting system call */
 	long long lag_probe_ns;             /* ... whose host thread's state is read next then */
 	struct timespec lag_since;
+	/* each pipe's writes, oldest first (pipe_wrote) */
+	struct pipe_writes {
+		struct {
+			uint64_t end;
+			double t;
+		} w[PIPE_WRITES];
+		unsigned n;
+	} pipes[DPMU_QEMU_MAX_PIPES];
 	/* wakes no stalled wait has taken yet, oldest first: a futex's guest
 	 * address and the waker's simulated time (sync_word) */
 	struct {
@@ -878,7 +890,12 @@ static void idle_to(struct qemu_be *q, unsigned i, double now)
 	unsigned c = q->vs[i].core;
 	double from = q->vtime[i] > q->core_free[c] ? q->vtime[i] : q->core_free[c];
 	if (now > from) {
-		dpmu_uarch_core_idle(q->uarch, c, (uint64_t)(now - from));
+		/* the engine takes whole ns: what the gaps add up to, so that
+		 * how a gap is split (one wake or two) changes nothing */
+		q->idle_sum[c] += now - from;
+		uint64_t whole = (uint64_t)q->idle_sum[c];
+		dpmu_uarch_core_idle(q->uarch, c, whole - q->idle_given[c]);
+		q->idle_given[c] = whole;
 		q->core_free[c] = now;
 	}
 	q->vtime[i] = now;
@@ -940,12 +957,15 @@ static size_t collect(struct qemu_be *q)
 			continue;
 		/* a vCPU set aside goes on at the time the others have reached,
 		 * but one whose futex wait returned woken (its waker's wake gives
-		 * its time: sync_word) or at once (it did not sleep), and one a
-		 * wake brought back (it has its time); a new thread's is its
-		 * parent's clone (birth). One only waited for never idled. */
+		 * its time: sync_word) or at once (it did not sleep), one whose
+		 * read of a pipe got the program's bytes (their write gives its
+		 * time), and one a wake brought back (it has its time); a new
+		 * thread's is its parent's clone (birth). One only waited for
+		 * never idled. */
 		uint64_t first = w->w[0] >> DPMU_QEMU_TAG_SHIFT;
 		if (q->vs[i].idle && !q->vs[i].ended && !q->vs[i].woken &&
-		    first != DPMU_QEMU_TAG_WAITED && first != DPMU_QEMU_TAG_NOT_WAITED)
+		    first != DPMU_QEMU_TAG_WAITED && first != DPMU_QEMU_TAG_NOT_WAITED &&
+		    first != DPMU_QEMU_TAG_PIPE_READ)
 			idle_to(q, i, sched_now(q, nv, i));
 		q->vs[i].woken = false;
 		q->vs[i].aside_addr = 0;
@@ -1138,7 +1158,8 @@ checked:
 		} else if (tag == DPMU_QEMU_TAG_THREAD_END || tag == DPMU_QEMU_TAG_WAITED ||
 			   tag == DPMU_QEMU_TAG_WOKE || tag == DPMU_QEMU_TAG_SPAWN ||
 			   tag == DPMU_QEMU_TAG_CHILD || tag == DPMU_QEMU_TAG_WAIT_CALL ||
-			   tag == DPMU_QEMU_TAG_SLEEP) {
+			   tag == DPMU_QEMU_TAG_SLEEP || tag == DPMU_QEMU_TAG_PIPE_WROTE ||
+			   tag == DPMU_QEMU_TAG_PIPE_READ) {
 			/* after a system call: its block ran to its end */
 			b = NULL;
 			goto retire_open;
@@ -1446,6 +1467,58 @@ static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
 	}
 }
 
+/* A write of pipe k put its bytes up to `end` there at simulated time t:
+ * kept for the reads of them, and the reads stalled on them go on, as do
+ * readers set aside asleep in a read of the pipe. */
+static void pipe_wrote(struct qemu_be *q, unsigned k, uint64_t end, double t)
+{
+	if (k >= DPMU_QEMU_MAX_PIPES)
+		return;
+	struct pipe_writes *p = &q->pipes[k];
+	if (p->n == PIPE_WRITES) { /* the oldest, read long since, goes */
+		memmove(&p->w[0], &p->w[1], (PIPE_WRITES - 1) * sizeof p->w[0]);
+		p->n--;
+	}
+	p->w[p->n].end = end;
+	p->w[p->n].t = t;
+	p->n++;
+	uint64_t key = DPMU_QEMU_PIPE_KEY(k);
+	unsigned nv = nvcpus(q);
+	for (unsigned r = 0; r < nv; r++) {
+		struct vstream *v = &q->vs[r];
+		if (v->stalled && v->stall_addr == key && v->stall_bytes <= end) {
+			v->stalled = false;
+			idle_to(q, r, t);
+			q->sched.pipe_paired++;
+		} else if (v->idle && !wq_len(&q->wq[r]) && !v->woken && v->aside_addr == key) {
+			v->aside_addr = 0;
+			v->woken = true;
+			v->idle = false;
+			idle_to(q, r, t);
+		}
+	}
+	q->resort = true;
+}
+
+/* vCPU i read pipe k's bytes up to `end`: it goes on no earlier than the
+ * write of the last of them, and stalls until that write is in simulated
+ * time. */
+static void pipe_read(struct qemu_be *q, unsigned i, unsigned k, uint64_t end)
+{
+	if (k >= DPMU_QEMU_MAX_PIPES)
+		return;
+	const struct pipe_writes *p = &q->pipes[k];
+	for (unsigned j = 0; j < p->n; j++)
+		if (p->w[j].end >= end) {
+			idle_to(q, i, p->w[j].t);
+			q->sched.pipe_paired++;
+			return;
+		}
+	q->vs[i].stalled = true;
+	q->vs[i].stall_addr = DPMU_QEMU_PIPE_KEY(k);
+	q->vs[i].stall_bytes = end;
+}
+
 /* vCPU k's new thread starts at simulated time t, its parent's clone,
  * whatever the index's last thread reached: the core stays busy until
  * that one's end (core_free, which wait_core holds the new one to). */
@@ -1504,6 +1577,14 @@ static void sync_word(struct qemu_be *q, unsigned i)
 	}
 	case DPMU_QEMU_TAG_WOKE:
 		sync_wake(q, nvcpus(q), addr, q->vtime[i]);
+		break;
+	case DPMU_QEMU_TAG_PIPE_WROTE:
+		pipe_wrote(q, (unsigned)(addr >> DPMU_QEMU_PIPE_SHIFT),
+			   addr & ((1ull << DPMU_QEMU_PIPE_SHIFT) - 1), q->vtime[i]);
+		break;
+	case DPMU_QEMU_TAG_PIPE_READ:
+		pipe_read(q, i, (unsigned)(addr >> DPMU_QEMU_PIPE_SHIFT),
+			  addr & ((1ull << DPMU_QEMU_PIPE_SHIFT) - 1));
 		break;
 	case DPMU_QEMU_TAG_WAIT_CALL: /* its SVC block retired */
 		v->in_call = true;
@@ -1724,11 +1805,11 @@ static size_t schedule(struct qemu_be *q)
 				break;
 			q->vs[best].idle = true;
 			q->vs[best].woken = false;
-			/* the futex a wake of which brings it back */
+			/* the futex (or pipe) a wake of which brings it back */
 			q->vs[best].aside_addr =
-				q->lag_blocked || woken_waiting
+				q->lag_blocked || woken_waiting || asleep
 					? atomic_load_explicit(&q->shm->wait_addr[best],
-							       memory_order_relaxed)
+							       memory_order_acquire)
 					: 0;
 			if (q->lag_blocked)
 				q->sched.aside_waiting++;

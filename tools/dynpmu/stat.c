@@ -490,15 +490,16 @@ static void print_sched(const struct dpmu_backend *b)
 		"(futex, sleep, poll), %llu in another system call (%llu found asleep), %llu "
 		"outside one, %llu ended; futex waits woken: %llu after their waker's wake, %llu "
 		"waited for it, %llu let go without one; threads started: %llu at their parent's "
-		"clone, %llu let go without one; %llu sleeps (%.3f ms simulated); %.1f ms idle "
-		"(nothing to run)\n",
+		"clone, %llu let go without one; %llu sleeps (%.3f ms simulated); %llu pipe reads "
+		"after their write; %.1f ms idle (nothing to run)\n",
 		(unsigned long long)st.turns, (unsigned long long)st.aside_waiting,
 		(unsigned long long)st.aside_syscall, (unsigned long long)st.aside_asleep,
 		(unsigned long long)st.aside_running, (unsigned long long)st.aside_ended,
 		(unsigned long long)st.sync_paired, (unsigned long long)st.sync_waited,
 		(unsigned long long)st.sync_let_go, (unsigned long long)st.born,
 		(unsigned long long)st.born_let_go, (unsigned long long)st.slept,
-		(double)st.slept_ns / 1e6, (double)st.idle_ns / 1e6);
+		(double)st.slept_ns / 1e6, (unsigned long long)st.pipe_paired,
+		(double)st.idle_ns / 1e6);
 }
 
 int dpmu_cmd_stat(int argc, char **argv)

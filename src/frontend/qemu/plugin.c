@@ -54,6 +54,12 @@ struct vcpu {
 	uint64_t futex_addr;
 	/* the futex the kernel wakes when the thread ends (0: none) */
 	uint64_t ctid;
+	/* the pipe the call in progress reads or writes (pl.pipe's index;
+	 * -1: none); a write's count and where its bytes end in the pipe's,
+	 * taken at the call */
+	int pipe;
+	bool pipe_write;
+	uint64_t pipe_count, pipe_end;
 };
 
 /* The futex the thread being created here will have woken at its end: set
@@ -93,6 +99,13 @@ static struct plugin {
 	char count_path[4096];
 	/* This process is one the program forked (on_fork_child). */
 	bool forked;
+	/* The pipes the program's threads read and write (by inode; 0: a free
+	 * slot): the bytes written (counted when a write starts, as its data
+	 * may reach a reader before the write returns) and read, in all. */
+	struct {
+		_Atomic uint64_t inode;
+		_Atomic uint64_t written, read;
+	} pipe[DPMU_QEMU_MAX_PIPES];
 } pl = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void fail(const char *msg)
@@ -313,6 +326,7 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned vcpu_index)
 	atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
 	pl.vcpu[vcpu_index].tid = 0;
 	pl.vcpu[vcpu_index].futex_op = -1;
+	pl.vcpu[vcpu_index].pipe = -1;
 	pl.vcpu[vcpu_index].ctid = spawn_ctid;
 	spawn_child = vcpu_index + 1;
 	atomic_store_explicit(&pl.shm->tid[vcpu_index], 0u, memory_order_relaxed);
@@ -403,6 +417,36 @@ static uint64_t clone_ctid(int64_t num, uint64_t a1, uint64_t a5)
 	return (args[0] & (uint64_t)CLONE_CHILD_CLEARTID) ? args[2] & DPMU_QEMU_ADDR_MASK : 0;
 }
 
+/* Reads and writes of a pipe (asm-generic numbers): a read that returns
+ * data goes on no earlier than a write of it (DPMU_QEMU_TAG_PIPE_READ). */
+#define SYS_READ 63
+#define SYS_WRITE 64
+
+/* The pipe (or FIFO) a read or write of fd goes to: its index in
+ * pl.pipe, found by the pipe's inode, which both ends share (qemu-user
+ * passes a guest's fds to the host as they are); -1 if fd is no pipe, or
+ * the table is full. */
+static int pipe_of(int64_t num, uint64_t fd, bool *write)
+{
+	if (num != SYS_READ && num != SYS_WRITE)
+		return -1;
+	struct stat st;
+	if (fd > INT32_MAX || fstat((int)fd, &st) || !S_ISFIFO(st.st_mode))
+		return -1;
+	*write = num == SYS_WRITE;
+	uint64_t inode = ((uint64_t)st.st_ino ^ ((uint64_t)st.st_dev << 40)) | 1u; /* never 0 */
+	for (int k = 0; k < (int)DPMU_QEMU_MAX_PIPES; k++) {
+		uint64_t cur = atomic_load_explicit(&pl.pipe[k].inode, memory_order_acquire);
+		if (cur == inode)
+			return k;
+		if (!cur && atomic_compare_exchange_strong(&pl.pipe[k].inode, &cur, inode))
+			return k;
+		if (cur == inode) /* another thread took the slot for it */
+			return k;
+	}
+	return -1;
+}
+
 /* The sleeps whose length the call gives: nanosleep(req, rem) and
  * clock_nanosleep(clock, flags, req, rem) without TIMER_ABSTIME (glibc's
  * nanosleep, usleep and sleep make the latter). */
@@ -470,9 +514,10 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	 * own time, and not after whatever brings the thread back */
 	bool waits = syscall_waits(num, a2);
 	uint64_t sleep = waits ? sleep_ns(num, a1, a2, a3) : 0;
+	v->pipe = pipe_of(num, a1, &v->pipe_write);
 	if (sleep)
 		emit(v, DPMU_QEMU_TAG_SLEEP << DPMU_QEMU_TAG_SHIFT | sleep);
-	else if (waits)
+	else if (waits || (v->pipe >= 0 && !v->pipe_write)) /* a pipe's read may wait too */
 		emit(v, DPMU_QEMU_TAG_WAIT_CALL << DPMU_QEMU_TAG_SHIFT);
 	push(v);
 	dpmu_ring_flush(v->ring);
@@ -482,12 +527,45 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 		v->ctid = a1 & DPMU_QEMU_ADDR_MASK;
 	spawn_ctid = clone_ctid(num, a1, a5);
 	spawn_child = 0;
-	if (waits) {
-		bool fw = v->futex_op == FUTEX_WAIT || v->futex_op == FUTEX_WAIT_BITSET;
-		atomic_store_explicit(&pl.shm->wait_addr[vcpu_index], fw ? v->futex_addr : 0,
-				      memory_order_relaxed);
-		atomic_store_explicit(&pl.shm->waiting[vcpu_index], 1u, memory_order_release);
+	if (v->pipe >= 0 && v->pipe_write) {
+		v->pipe_count = a3;
+		v->pipe_end = atomic_fetch_add(&pl.pipe[v->pipe].written, a3) + a3;
 	}
+	/* what a wake of which brings the thread back: the futex it waits
+	 * on, or the pipe it reads (asleep there, it is found so: qemu.c) */
+	bool fw = waits && (v->futex_op == FUTEX_WAIT || v->futex_op == FUTEX_WAIT_BITSET);
+	uint64_t wait = fw			     ? v->futex_addr
+			: v->pipe >= 0 && !v->pipe_write ? DPMU_QEMU_PIPE_KEY(v->pipe)
+							 : 0;
+	atomic_store_explicit(&pl.shm->wait_addr[vcpu_index], wait, memory_order_release);
+	if (waits)
+		atomic_store_explicit(&pl.shm->waiting[vcpu_index], 1u, memory_order_release);
+}
+
+/* A read or write of pipe v->pipe returned ret: a write says how far the
+ * pipe's bytes reach after it; a read that got the program's bytes, how
+ * far it read (DPMU_QEMU_TAG_PIPE_WROTE, _READ). Data from outside the
+ * program (the bytes read pass the bytes written) says nothing. */
+static void pipe_ret(struct vcpu *v, int64_t ret)
+{
+	int k = v->pipe;
+	uint64_t got = ret > 0 ? (uint64_t)ret : 0;
+	if (v->pipe_write) {
+		uint64_t end = v->pipe_end;
+		if (got < v->pipe_count) { /* short or failed: not all it counted */
+			atomic_fetch_sub(&pl.pipe[k].written, v->pipe_count - got);
+			end -= v->pipe_count - got;
+		}
+		if (got)
+			emit(v, DPMU_QEMU_TAG_PIPE_WROTE << DPMU_QEMU_TAG_SHIFT |
+					DPMU_QEMU_PIPE_WORD(k, end));
+		return;
+	}
+	if (!got)
+		return;
+	uint64_t r = atomic_fetch_add(&pl.pipe[k].read, got) + got;
+	if (r <= atomic_load(&pl.pipe[k].written))
+		emit(v, DPMU_QEMU_TAG_PIPE_READ << DPMU_QEMU_TAG_SHIFT | DPMU_QEMU_PIPE_WORD(k, r));
 }
 
 /* A futex call returned: a woken wait, or the threads a wake woke, go into
@@ -514,6 +592,9 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num
 	if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
 		for (int64_t k = 0; k < ret && k < DPMU_QEMU_MAX_VCPUS; k++)
 			emit(v, DPMU_QEMU_TAG_WOKE << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
+	if (v->pipe >= 0)
+		pipe_ret(v, ret);
+	v->pipe = -1;
 }
 
 /* The program ends (exit_group, or a signal that kills it): publish every

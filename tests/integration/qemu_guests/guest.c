@@ -16,8 +16,9 @@
  *   threads      two threads incrementing a shared counter with atomics
  *   pingpong N   two threads handing a turn back and forth N times (each
  *                waits in a futex for the other), prints N
- *   pipe N       a thread reading N messages from a pipe that main writes,
- *                one after each stretch of work (each read blocks), prints N
+ *   pipe N [US]  a thread reading N messages from a pipe that main writes,
+ *                one after each stretch of work and a sleep of US
+ *                microseconds (default none; each read blocks), prints N
  *   fork N       a child process that runs N iterations of work() while the
  *                parent runs 10000, then waits for it (exit status 3)
  *   exitrun N    a thread that never stops, and main exiting after N
@@ -27,6 +28,9 @@
  *                of work(), waits for the thread's stores (one futex call,
  *                the same instructions whether it sleeps or not) and exits
  *                with the thread parked in pause()
+ *   pipesync N   pipe N, but the thread reads exactly N bytes, and main runs
+ *                one more stretch of work, waits for it as startrace does,
+ *                then exits with it parked
  *   sleeps K US  a thread running K rounds of 2000 iterations of work() and
  *                a sleep of US microseconds each, joined by main
  *   work N       N iterations of work() (for --by-symbol and determinism) */
@@ -159,6 +163,22 @@ static long raw_futex(_Atomic int *addr, long op, long val)
 	return x0;
 }
 
+static long pipe_n;
+
+static void *pipe_counted(void *arg)
+{
+	(void)arg;
+	char c;
+	for (long i = 0; i < pipe_n; i++)
+		if (read(pipe_fd[0], &c, 1) != 1)
+			break;
+	atomic_store(&race_done, 1);
+	raw_futex(&race_done, FUTEX_WAKE_PRIVATE, 1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static void *racer(void *arg)
 {
 	(void)arg;
@@ -277,8 +297,11 @@ int main(int argc, char **argv)
 			return 2;
 		pthread_t t;
 		pthread_create(&t, NULL, pipe_reader, NULL);
+		long pause_us = argc > 3 ? atol(argv[3]) : 0;
 		for (long i = 0; i < n; i++) {
 			sink = work(20000);
+			if (pause_us)
+				usleep((useconds_t)pause_us);
 			if (write(pipe_fd[1], "x", 1) != 1)
 				return 2;
 		}
@@ -320,6 +343,23 @@ int main(int argc, char **argv)
 		pthread_create(&t, NULL, sleeper, NULL);
 		pthread_join(t, NULL);
 		return 0;
+	}
+	if (!strcmp(mode, "pipesync")) {
+		pipe_n = n;
+		if (pipe(pipe_fd))
+			return 2;
+		pthread_t t;
+		pthread_create(&t, NULL, pipe_counted, NULL);
+		for (long i = 0; i < n; i++) {
+			sink = work(20000);
+			if (write(pipe_fd[1], "x", 1) != 1)
+				return 2;
+		}
+		/* the thread's last read and its wake come before main's wait in
+		 * simulated time, whichever comes first in the host */
+		sink = work(20000);
+		raw_futex(&race_done, FUTEX_WAIT_PRIVATE, 0);
+		exit(0);
 	}
 	if (!strcmp(mode, "startrace")) {
 		race_n = n;

@@ -320,7 +320,7 @@ kill $spin1 $spin2 2>/dev/null; wait $spin1 $spin2 2>/dev/null
 # where the start falls. Three runs on a host kept busy by two spinning
 # loops give the same counts on every core and the same time. Before, the
 # thread started where the others had got when its first words arrived:
-# cpu0's refills ran from 303 to 6,483 over five quiet runs. A run in
+# cpu0's refills ran from 302 to 6,489 over five quiet runs. A run in
 # which a thread's host thread went unscheduled past the 50 ms wait (stat
 # -v: set aside "outside" a system call) is outside that rule
 # (docs/frontend.md "Determinism") and is run again, up to three times.

@@ -1437,6 +1437,17 @@ static bool token_take(struct qemu_be *q, uint64_t addr, double *t)
 	return false;
 }
 
+/* vCPU k, set aside in a wait, is woken at simulated time t: a candidate
+ * again, whose words the scheduler waits for. */
+static void bring_back(struct qemu_be *q, unsigned k, double t)
+{
+	struct vstream *v = &q->vs[k];
+	v->aside_addr = 0;
+	v->woken = true;
+	v->idle = false;
+	idle_to(q, k, t);
+}
+
 /* A wake of addr at simulated time t: to the wait stalled on it longest
  * in simulated time (the earliest), else kept for the wait that will take
  * it. A thread still set aside in a wait of addr is brought back to t. */
@@ -1459,12 +1470,8 @@ static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
 		return;
 	}
 	token_add(q, addr, t);
-	if (aside >= 0) {
-		q->vs[aside].aside_addr = 0;
-		q->vs[aside].woken = true;
-		q->vs[aside].idle = false;
-		idle_to(q, (unsigned)aside, t);
-	}
+	if (aside >= 0)
+		bring_back(q, (unsigned)aside, t);
 }
 
 /* A write of pipe k put its bytes up to `end` there at simulated time t:
@@ -1491,10 +1498,7 @@ static void pipe_wrote(struct qemu_be *q, unsigned k, uint64_t end, double t)
 			idle_to(q, r, t);
 			q->sched.pipe_paired++;
 		} else if (v->idle && !wq_len(&q->wq[r]) && !v->woken && v->aside_addr == key) {
-			v->aside_addr = 0;
-			v->woken = true;
-			v->idle = false;
-			idle_to(q, r, t);
+			bring_back(q, r, t);
 		}
 	}
 	q->resort = true;

@@ -165,13 +165,10 @@ static long raw_futex(_Atomic int *addr, long op, long val)
 
 static long pipe_n;
 
-static void *pipe_counted(void *arg)
+/* The thread's part is done: main's wait (one raw call) may end; the
+ * thread stays parked until main exits. */
+static void *done_and_park(void)
 {
-	(void)arg;
-	char c;
-	for (long i = 0; i < pipe_n; i++)
-		if (read(pipe_fd[0], &c, 1) != 1)
-			break;
 	atomic_store(&race_done, 1);
 	raw_futex(&race_done, FUTEX_WAKE_PRIVATE, 1);
 	for (;;)
@@ -179,16 +176,22 @@ static void *pipe_counted(void *arg)
 	return NULL;
 }
 
+static void *pipe_counted(void *arg)
+{
+	(void)arg;
+	char c;
+	for (long i = 0; i < pipe_n; i++)
+		if (read(pipe_fd[0], &c, 1) != 1)
+			break;
+	return done_and_park();
+}
+
 static void *racer(void *arg)
 {
 	(void)arg;
 	for (long i = 0; i < race_n; i++)
 		race_line[1] = i;
-	atomic_store(&race_done, 1);
-	raw_futex(&race_done, FUTEX_WAKE_PRIVATE, 1);
-	for (;;)
-		pause();
-	return NULL;
+	return done_and_park();
 }
 
 /* Runs until the program exits under it. */

@@ -302,7 +302,16 @@ sh -c 'while :; do :; done' & spin1=$!
 sh -c 'while :; do :; done' & spin2=$!
 bad=""
 for k in 1 2 3; do
-	"$DYNPMU" stat -A -x, -e CPU_CYCLES,INST_RETIRED -o "$T/ho$k.csv" -- "$G/guest" handoff 2000000 200000 >/dev/null
+	# main's join waits for the thread (two woken waits with the
+	# barrier's) unless a loaded host held main back until the thread had
+	# ended: the guest's own path, with fewer instructions; run again
+	for try in 1 2 3; do
+		"$DYNPMU" stat -v -A -x, -e CPU_CYCLES,INST_RETIRED -o "$T/ho$k.csv" -- "$G/guest" \
+			handoff 2000000 200000 >/dev/null 2>"$T/hov"
+		w=$(sed -n "s/.*woken: \([0-9]*\) after their waker's wake, \([0-9]*\) waited.*/\1 \2/p" "$T/hov")
+		w=${w:-0 0}
+		[ "$(( ${w% *} + ${w#* } ))" = 2 ] && break
+	done
 	r=$(awk -F, '$4 == "CPU_CYCLES" && $1 == "cpu0" { c0 = $2; t = $5 } $4 == "CPU_CYCLES" && $1 == "cpu4" { c4 = $2 }
 		END { need = c0 / 2.8 + c4 / 1.8; printf "%s %d %d", (c4 > 0 && t >= 0.99 * need) ? "ok" : "early", t, need }' "$T/ho$k.csv")
 	case $r in ok*) ;; *) bad="$bad run $k: $r (ns elapsed, ns needed);" ;; esac
@@ -322,7 +331,7 @@ kill $spin1 $spin2 2>/dev/null; wait $spin1 $spin2 2>/dev/null
 # own count ends with a race the guest has: how far it gets after its
 # wake before main's exit stops it). Before, the
 # thread started where the others had got when its first words arrived:
-# cpu0's refills ran from 302 to 6,742 over five quiet runs. A run in
+# cpu0's refills ran from 302 to 6,342 over five quiet runs. A run in
 # which a thread's host thread went unscheduled past the 50 ms wait (stat
 # -v: set aside "outside" a system call) is outside that rule
 # (docs/frontend.md "Determinism") and is run again, up to three times.
@@ -368,7 +377,7 @@ case $r in ok*) pass "wake_before_wait_keeps_the_threads_together ($r %)" ;;
 # that long in simulated time, its core idle meanwhile: `sleeps 20 200`
 # (a thread's 20 rounds of work and a 200 us sleep) runs 4 ms of sleep
 # and about 0.13 ms of work, the same on every run. Before, a sleep took
-# no simulated time at all (0.13 ms in all). With -I, an interval row
+# no simulated time at all (0.10 to 0.13 ms in all). With -I, an interval row
 # falls every period through a sleep, as perf's do (zero counts).
 for k in 1 2; do
 	"$DYNPMU" stat -A -x, -e CPU_CYCLES,INST_RETIRED -o "$T/sl$k.csv" -- "$G/guest" sleeps 20 200 >/dev/null

@@ -393,9 +393,6 @@ static const uint64_t waiting_futex_ops[] = {FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WA
 #define CLONE_CHILD_CLEARTID 0x00200000
 #endif
 
-/* The futex a clone or clone3 call's new thread has woken at its end: the
- * child_tid argument (clone's fifth; clone3's struct clone_args, whose
- * flags are at offset 0 and child_tid at 16), when CLONE_CHILD_CLEARTID. */
 /* n bytes of guest memory at addr into buf, read through the kernel: a
  * bad pointer (the call then fails with EFAULT) must not fault qemu here. */
 static bool guest_read(uint64_t addr, void *buf, size_t n)
@@ -407,6 +404,9 @@ static bool guest_read(uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
 }
 
+/* The futex a clone or clone3 call's new thread has woken at its end: the
+ * child_tid argument (clone's fifth; clone3's struct clone_args, whose
+ * flags are at offset 0 and child_tid at 16), when CLONE_CHILD_CLEARTID. */
 static uint64_t clone_ctid(int64_t num, uint64_t a1, uint64_t a5)
 {
 	if (num == SYS_CLONE)
@@ -502,7 +502,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 		       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7,
 		       uint64_t a8)
 {
-	(void)id, (void)a1, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+	(void)id, (void)a4, (void)a6, (void)a7, (void)a8;
 	struct vcpu *v = vcpu_of(vcpu_index);
 	if (!v)
 		return;

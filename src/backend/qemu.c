@@ -1281,6 +1281,8 @@ static void advance(struct qemu_be *q, unsigned i, uint64_t c0)
 {
 	const struct vstream *v = &q->vs[i];
 	uint64_t dc = dpmu_uarch_core_cycles(q->uarch, v->core) - c0;
+	if (!dc) /* (a drain with no words: its time may be a sleep's end, not yet its core's) */
+		return;
 	q->vtime[i] += v->freq_hz ? (double)dc * 1e9 / v->freq_hz : (double)dc;
 	if (q->vtime[i] > q->core_free[v->core])
 		q->core_free[v->core] = q->vtime[i];
@@ -1318,11 +1320,11 @@ static void sleep_settle(struct qemu_be *q, unsigned i)
 		if (next >= end || next <= q->vtime[i])
 			break;
 		idle_to(q, i, next);
-		/* the engine's time is whole ns, each part rounded down: up
-		 * to next, where this core is the furthest */
-		uint64_t t = dpmu_uarch_time_ns(q->uarch);
-		if (t < q->next_ns)
-			dpmu_uarch_core_idle(q->uarch, v->core, q->next_ns - t);
+		/* the engine's time is whole ns, each part rounded down: on
+		 * to next, a few ns at most (each pass adds at least one) */
+		uint64_t t;
+		while ((t = dpmu_uarch_time_ns(q->uarch)) < q->next_ns)
+			idle_to(q, i, q->vtime[i] + (double)(q->next_ns - t));
 		check_tick(q); /* due now: next_ns moves on */
 	}
 	idle_to(q, i, end);

@@ -90,7 +90,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 #define DPMU_QEMU_TAG_WAIT_CALL 0xfff8ull
 /* The thread's futex wait returned at once (EAGAIN: the futex's value had
  * changed), after the call: it did not sleep, and goes on at its own time
- * even if it was set aside meanwhile (the decoder skips the word). */
+ * even if it was set aside meanwhile. */
 #define DPMU_QEMU_TAG_NOT_WAITED 0xfff7ull
 /* The thread enters a sleep of a length the call gives (low 48 bits: ns;
  * nanosleep, clock_nanosleep without TIMER_ABSTIME), after its SVC block,
@@ -106,11 +106,16 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 #define DPMU_QEMU_TAG_PIPE_READ 0xfff4ull
 #define DPMU_QEMU_MAX_PIPES 64u
 #define DPMU_QEMU_PIPE_SHIFT 42
+#define DPMU_QEMU_PIPE_BYTES_MASK ((1ull << DPMU_QEMU_PIPE_SHIFT) - 1)
 #define DPMU_QEMU_PIPE_WORD(pipe, bytes) \
-	((uint64_t)(pipe) << DPMU_QEMU_PIPE_SHIFT | ((bytes) & ((1ull << DPMU_QEMU_PIPE_SHIFT) - 1)))
+	((uint64_t)(pipe) << DPMU_QEMU_PIPE_SHIFT | ((bytes) & DPMU_QEMU_PIPE_BYTES_MASK))
 /* What shm->wait_addr holds for a thread reading pipe k: odd, as no
  * futex's (4-byte aligned) address is. */
 #define DPMU_QEMU_PIPE_KEY(pipe) ((uint64_t)(pipe) << 2 | 1u)
+/* The words a system call's end writes (PIPE_READ up to THREAD_END): the
+ * decoder retires the open block at each and stops for the scheduler. */
+#define DPMU_QEMU_TAG_SYNC_FIRST DPMU_QEMU_TAG_PIPE_READ
+#define DPMU_QEMU_TAG_SYNC_LAST DPMU_QEMU_TAG_THREAD_END
 #define DPMU_QEMU_TAG_ADDR_MAX 0xfff0ull  /* index + 1 up to this */
 #define DPMU_QEMU_ADDR_MASK ((1ull << 48) - 1)
 #define DPMU_QEMU_WORDS 6u

@@ -93,12 +93,11 @@ struct vstream {
 	bool unborn, birth_known;
 	double birth_t;
 	/* the last word taken was a call that may wait (DPMU_QEMU_TAG_WAIT_CALL,
-	 * _SLEEP: its SVC block has retired); sleep_ns, the sleep's length
-	 * (0: not a sleep of a given length) */
+	 * _SLEEP: its SVC block has retired) */
 	bool in_call;
-	uint64_t sleep_ns;
-	/* asleep: its time is where the sleep ends, which its core reaches at
-	 * its next turn (sleep_settle), from asleep_from */
+	/* asleep: in a sleep of a given length; its time is where the sleep
+	 * ends, which its core reaches at its next turn (sleep_settle), from
+	 * asleep_from */
 	bool asleep;
 	double asleep_from;
 	uint64_t aside_addr; /* set aside in a futex wait: its futex (else 0) */
@@ -874,17 +873,30 @@ static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
 	return now;
 }
 
+/* vCPU i's sleep (DPMU_QEMU_TAG_SLEEP) ends: its time goes back to the
+ * sleep's start, its core's idle still to come; returns the sleep's end. */
+static double sleep_unwind(struct qemu_be *q, unsigned i)
+{
+	struct vstream *v = &q->vs[i];
+	v->asleep = false;
+	double end = q->vtime[i];
+	q->vtime[i] = v->asleep_from;
+	return end;
+}
+
+/* The length of vCPU i's sleep not settled yet (0: none). */
+static uint64_t sleep_left_ns(const struct qemu_be *q, unsigned i)
+{
+	const struct vstream *v = &q->vs[i];
+	return v->asleep ? (uint64_t)(q->vtime[i] - v->asleep_from) : 0;
+}
+
 /* vCPU i goes on at simulated time `now` (if later than its own): its core
  * was idle from the end of its last turn there until then. */
 static void idle_to(struct qemu_be *q, unsigned i, double now)
 {
-	struct vstream *v = &q->vs[i];
-	if (v->asleep) { /* a sleep not settled yet (sleep_settle): its end first */
-		v->asleep = false;
-		double end = q->vtime[i];
-		q->vtime[i] = v->asleep_from;
-		idle_to(q, i, end);
-	}
+	if (q->vs[i].asleep) /* a sleep not settled yet: its end first */
+		idle_to(q, i, sleep_unwind(q, i));
 	if (now <= q->vtime[i])
 		return;
 	unsigned c = q->vs[i].core;
@@ -1038,7 +1050,6 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 	}
 	v->ended = false; /* words after its end: a later thread's */
 	v->in_call = false; /* words after the call: it returned */
-	v->sleep_ns = 0;
 	/* Only wp lives in a register across the blocks: the queue's end
 	 * (we) and the checked mode's aidx are reloaded where they are used,
 	 * off the fast path, so that the values every block uses (cur, ran,
@@ -1155,12 +1166,9 @@ checked:
 		} else if (tag == DPMU_QEMU_TAG_REGION && cur != &bdec_none) {
 			v->na = na;
 			region_word(q, v, x);
-		} else if (tag == DPMU_QEMU_TAG_THREAD_END || tag == DPMU_QEMU_TAG_WAITED ||
-			   tag == DPMU_QEMU_TAG_WOKE || tag == DPMU_QEMU_TAG_SPAWN ||
-			   tag == DPMU_QEMU_TAG_CHILD || tag == DPMU_QEMU_TAG_WAIT_CALL ||
-			   tag == DPMU_QEMU_TAG_SLEEP || tag == DPMU_QEMU_TAG_PIPE_WROTE ||
-			   tag == DPMU_QEMU_TAG_PIPE_READ) {
-			/* after a system call: its block ran to its end */
+		} else if (tag >= DPMU_QEMU_TAG_SYNC_FIRST && tag <= DPMU_QEMU_TAG_SYNC_LAST) {
+			/* after a system call (or the thread's end): its block
+			 * ran to its end */
 			b = NULL;
 			goto retire_open;
 		}
@@ -1200,8 +1208,9 @@ retire_open:
 	}
 	if (!b) {
 		cur = &bdec_none;
-		/* a thread's end or a futex's wait or wake: the call stops
-		 * here, and the scheduler takes it (sync_word) */
+		/* a system call's word (a futex's wait or wake, a clone, a
+		 * sleep, a pipe's read or write, the thread's end): the call
+		 * stops here, and the scheduler takes it (sync_word) */
 		if (x >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_BLOCK)
 			v->sync = x;
 		goto out;
@@ -1309,12 +1318,9 @@ static void sync_word(struct qemu_be *q, unsigned i);
  * rows fall every period through the sleep, as perf's do. */
 static void sleep_settle(struct qemu_be *q, unsigned i)
 {
-	struct vstream *v = &q->vs[i];
-	if (!v->asleep)
+	if (!q->vs[i].asleep)
 		return;
-	v->asleep = false;
-	double end = q->vtime[i];
-	q->vtime[i] = v->asleep_from;
+	double end = sleep_unwind(q, i);
 	while (q->tick && q->period_ns && !q->run_rc) {
 		double next = (double)q->next_ns;
 		if (next >= end || next <= q->vtime[i])
@@ -1439,6 +1445,14 @@ static bool token_take(struct qemu_be *q, uint64_t addr, double *t)
 	return false;
 }
 
+/* Whether vCPU k is set aside, words not come yet, in a wait that a wake
+ * of addr (a futex, or a pipe's key) ends. */
+static bool aside_in(const struct qemu_be *q, unsigned k, uint64_t addr)
+{
+	const struct vstream *v = &q->vs[k];
+	return v->idle && !wq_len(&q->wq[k]) && !v->woken && v->aside_addr == addr;
+}
+
 /* vCPU k, set aside in a wait, is woken at simulated time t: a candidate
  * again, whose words the scheduler waits for. */
 static void bring_back(struct qemu_be *q, unsigned k, double t)
@@ -1461,8 +1475,7 @@ static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
 		if (v->stalled && v->stall_addr == addr && (st < 0 || q->vtime[k] < q->vtime[st]))
 			st = (int)k;
 		/* (its host thread may have left the wait already) */
-		if (q->vs[k].idle && !wq_len(&q->wq[k]) && !v->woken && v->aside_addr == addr &&
-		    (aside < 0 || q->vtime[k] < q->vtime[aside]))
+		if (aside_in(q, k, addr) && (aside < 0 || q->vtime[k] < q->vtime[aside]))
 			aside = (int)k;
 	}
 	if (st >= 0) {
@@ -1499,7 +1512,7 @@ static void pipe_wrote(struct qemu_be *q, unsigned k, uint64_t end, double t)
 			v->stalled = false;
 			idle_to(q, r, t);
 			q->sched.pipe_paired++;
-		} else if (v->idle && !wq_len(&q->wq[r]) && !v->woken && v->aside_addr == key) {
+		} else if (aside_in(q, r, key)) {
 			bring_back(q, r, t);
 		}
 	}
@@ -1586,14 +1599,16 @@ static void sync_word(struct qemu_be *q, unsigned i)
 		break;
 	case DPMU_QEMU_TAG_PIPE_WROTE:
 		pipe_wrote(q, (unsigned)(addr >> DPMU_QEMU_PIPE_SHIFT),
-			   addr & ((1ull << DPMU_QEMU_PIPE_SHIFT) - 1), q->vtime[i]);
+			   addr & DPMU_QEMU_PIPE_BYTES_MASK, q->vtime[i]);
 		break;
 	case DPMU_QEMU_TAG_PIPE_READ:
 		pipe_read(q, i, (unsigned)(addr >> DPMU_QEMU_PIPE_SHIFT),
-			  addr & ((1ull << DPMU_QEMU_PIPE_SHIFT) - 1));
+			  addr & DPMU_QEMU_PIPE_BYTES_MASK);
 		break;
 	case DPMU_QEMU_TAG_WAIT_CALL: /* its SVC block retired */
 		v->in_call = true;
+		break;
+	case DPMU_QEMU_TAG_NOT_WAITED: /* its own time: nothing to pair (collect) */
 		break;
 	case DPMU_QEMU_TAG_SLEEP:
 		/* it goes on after the sleep (the scheduler waits for its
@@ -1602,7 +1617,6 @@ static void sync_word(struct qemu_be *q, unsigned i)
 		 * time stays where the running threads are, and a sleep the
 		 * program's exit cuts short is not counted */
 		v->in_call = true;
-		v->sleep_ns = addr;
 		if (!v->asleep) {
 			v->asleep = true;
 			v->asleep_from = q->vtime[i];
@@ -1774,13 +1788,13 @@ static size_t schedule(struct qemu_be *q)
 				 * wait in the host yet */
 				q->lag_blocked = atomic_load_explicit(&q->shm->waiting[best],
 								      memory_order_acquire) != 0 &&
-						 !q->vs[best].woken && !q->vs[best].sleep_ns;
+						 !q->vs[best].woken && !q->vs[best].asleep;
 				/* a futex wait whose wake came first in simulated
 				 * time (a wake no wait has taken): its thread is
 				 * about to go on, as one a wake brings back */
 				if (q->lag_blocked &&
 				    token_has(q, atomic_load_explicit(&q->shm->wait_addr[best],
-								      memory_order_relaxed))) {
+								      memory_order_acquire))) {
 					q->vs[best].woken = true;
 					q->lag_blocked = false;
 				}
@@ -1798,7 +1812,7 @@ static size_t schedule(struct qemu_be *q)
 								  memory_order_acquire);
 			/* in a sleep of a given length: its host thread sleeps,
 			 * and wakes by itself after at most that long */
-			uint64_t sleep = q->vs[best].sleep_ns;
+			uint64_t sleep = sleep_left_ns(q, (unsigned)best);
 			if (sys && !q->lag_blocked && !sleep && waited >= q->lag_probe_ns) {
 				uint32_t tid = atomic_load_explicit(&q->shm->tid[best],
 								    memory_order_relaxed);

@@ -385,6 +385,11 @@ static const uint64_t waiting_futex_ops[] = {FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WA
  * WAIT_BITSET return 0 when woken, WAKE and WAKE_BITSET the threads woken.
  * The requeue, wake-op and priority-inheritance operations, which wake on
  * other addresses or return no count, are left out. */
+static bool futex_paired_wait(int64_t op)
+{
+	return op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET;
+}
+
 /* The calls that name the futex the kernel wakes at a thread's end. */
 #define SYS_SET_TID_ADDRESS 96
 #define SYS_CLONE 220
@@ -437,11 +442,10 @@ static int pipe_of(int64_t num, uint64_t fd, bool *write)
 	uint64_t inode = ((uint64_t)st.st_ino ^ ((uint64_t)st.st_dev << 40)) | 1u; /* never 0 */
 	for (int k = 0; k < (int)DPMU_QEMU_MAX_PIPES; k++) {
 		uint64_t cur = atomic_load_explicit(&pl.pipe[k].inode, memory_order_acquire);
-		if (cur == inode)
-			return k;
+		/* a free slot is taken; a failed take reads who took it */
 		if (!cur && atomic_compare_exchange_strong(&pl.pipe[k].inode, &cur, inode))
 			return k;
-		if (cur == inode) /* another thread took the slot for it */
+		if (cur == inode)
 			return k;
 	}
 	return -1;
@@ -533,7 +537,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	}
 	/* what a wake of which brings the thread back: the futex it waits
 	 * on, or the pipe it reads (asleep there, it is found so: qemu.c) */
-	bool fw = waits && (v->futex_op == FUTEX_WAIT || v->futex_op == FUTEX_WAIT_BITSET);
+	bool fw = waits && futex_paired_wait(v->futex_op);
 	uint64_t wait = fw			     ? v->futex_addr
 			: v->pipe >= 0 && !v->pipe_write ? DPMU_QEMU_PIPE_KEY(v->pipe)
 							 : 0;
@@ -568,8 +572,10 @@ static void pipe_ret(struct vcpu *v, int64_t ret)
 		emit(v, DPMU_QEMU_TAG_PIPE_READ << DPMU_QEMU_TAG_SHIFT | DPMU_QEMU_PIPE_WORD(k, r));
 }
 
-/* A futex call returned: a woken wait, or the threads a wake woke, go into
- * the stream (DPMU_QEMU_TAG_WAITED, _WOKE). */
+/* A system call returned: what orders threads in simulated time goes into
+ * the stream: a clone's child (DPMU_QEMU_TAG_SPAWN, _CHILD), a futex
+ * wait's outcome or the threads a wake woke (_WAITED, _NOT_WAITED, _WOKE),
+ * a pipe's read or write (_PIPE_READ, _PIPE_WROTE). */
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, int64_t ret)
 {
 	(void)id, (void)num;
@@ -585,9 +591,9 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num
 	if (spawn_child && ret > 0)
 		emit(v, DPMU_QEMU_TAG_CHILD << DPMU_QEMU_TAG_SHIFT | (spawn_child - 1));
 	spawn_child = 0;
-	if ((op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && ret == 0)
+	if (futex_paired_wait(op) && ret == 0)
 		emit(v, DPMU_QEMU_TAG_WAITED << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
-	else if ((op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET) && ret == -EAGAIN)
+	else if (futex_paired_wait(op) && ret == -EAGAIN)
 		emit(v, DPMU_QEMU_TAG_NOT_WAITED << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
 	if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
 		for (int64_t k = 0; k < ret && k < DPMU_QEMU_MAX_VCPUS; k++)

@@ -93,7 +93,8 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
  * even if it was set aside meanwhile. */
 #define DPMU_QEMU_TAG_NOT_WAITED 0xfff7ull
 /* The thread enters a sleep of a length the call gives (low 48 bits: ns;
- * nanosleep, clock_nanosleep without TIMER_ABSTIME), after its SVC block,
+ * nanosleep, clock_nanosleep; with TIMER_ABSTIME what is left of it on the
+ * host clock, which the guest reads), after its SVC block,
  * in place of DPMU_QEMU_TAG_WAIT_CALL: it goes on that much later in
  * simulated time, its core idle meanwhile. */
 #define DPMU_QEMU_TAG_SLEEP 0xfff6ull

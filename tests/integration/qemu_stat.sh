@@ -399,6 +399,18 @@ rows=$(awk -F, '$4 == "INST_RETIRED" { n++; if ($2 == 0) z++ } END { printf "%d 
 	pass "sleep_takes_its_length_in_simulated_time ($t ns; -I 1: rows, zero rows $rows)" ||
 	fail "sleep_takes_its_length_in_simulated_time: $t ns (4-5 ms expected), -I rows/zero rows $rows; $(diff "$T/slc1" "$T/slc2")"
 
+# 11g'. an absolute sleep (clock_nanosleep with TIMER_ABSTIME) takes what
+# is left of it on the host clock, the clock the guest read its time from:
+# `abssleeps 5 2000` (rounds of work, each ending 2 ms after the last on
+# CLOCK_MONOTONIC) runs 10 ms less the host's time for the work (8.3 and
+# 9.3 ms in two runs). Before, such a sleep took no simulated time
+# (0.065 ms in all).
+"$DYNPMU" stat -A -x, -e CPU_CYCLES -o "$T/as.csv" -- "$G/guest" abssleeps 5 2000 >/dev/null
+t=$(awk -F, '$1 == "cpu0" && $4 == "CPU_CYCLES" { print $5 }' "$T/as.csv")
+[ -n "$t" ] && [ "$t" -ge 4000000 ] && [ "$t" -le 10200000 ] &&
+	pass "absolute_sleep_takes_what_is_left_of_it ($t ns)" ||
+	fail "absolute_sleep_takes_what_is_left_of_it: $t ns (4-10.2 ms expected)"
+
 # 11h. a read of a pipe goes on no earlier than the write of the last byte
 # it read, in simulated time: `pipesync 20` (main writes a byte after each
 # stretch of work, a thread reads each) gives main the same counts and the

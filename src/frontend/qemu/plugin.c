@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dynpmu/collect.h"
@@ -452,31 +453,20 @@ static int pipe_of(int64_t num, uint64_t fd, bool *write)
 }
 
 /* The sleeps whose length the call gives: nanosleep(req, rem) and
- * clock_nanosleep(clock, flags, req, rem) without TIMER_ABSTIME (glibc's
- * nanosleep, usleep and sleep make the latter). */
+ * clock_nanosleep(clock, flags, req, rem) (glibc's nanosleep, usleep and
+ * sleep make the latter). An absolute one (TIMER_ABSTIME) sleeps until its
+ * clock reads req; the guest's clock reads are the host's (qemu-user passes
+ * clock_gettime through), so its length is what is left of it on the host
+ * clock now, the length the host kernel sleeps. */
 #define SYS_NANOSLEEP 101
 #define SYS_CLOCK_NANOSLEEP 115
 #define TIMER_ABSTIME_FLAG 1u
 
-/* A relative sleep's length in ns, 0 if the call is none or its timespec
- * cannot be read or is invalid (the call then fails at once: EINVAL). */
-static uint64_t sleep_ns(int64_t num, uint64_t a1, uint64_t a2, uint64_t a3)
-{
-	uint64_t req;
-	if (num == SYS_NANOSLEEP)
-		req = a1;
-	else if (num == SYS_CLOCK_NANOSLEEP && !(a2 & TIMER_ABSTIME_FLAG))
-		req = a3;
-	else
-		return 0;
-	int64_t ts[2]; /* struct timespec: tv_sec, tv_nsec */
-	if (!guest_read(req, ts, sizeof ts) || ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
-		return 0;
-	const uint64_t max = DPMU_QEMU_ADDR_MASK; /* the word's 48 bits: 78 hours */
-	if ((uint64_t)ts[0] >= max / 1000000000u)
-		return max;
-	return (uint64_t)ts[0] * 1000000000u + (uint64_t)ts[1];
-}
+/* The clocks an absolute sleep can name (include/uapi/linux/time.h's
+ * numbers, the same for aarch64 and the host): REALTIME, MONOTONIC,
+ * BOOTTIME, REALTIME_ALARM, BOOTTIME_ALARM, TAI. Others (the CPU-time
+ * clocks) are left to the call, as a sleep of unknown length. */
+static const uint64_t sleep_clocks[] = {0, 1, 7, 8, 9, 11};
 
 static bool in_table(const uint64_t *t, size_t n, uint64_t v)
 {
@@ -484,6 +474,44 @@ static bool in_table(const uint64_t *t, size_t n, uint64_t v)
 		if (t[i] == v)
 			return true;
 	return false;
+}
+
+static uint64_t timespec_ns(const int64_t ts[2])
+{
+	const uint64_t max = DPMU_QEMU_ADDR_MASK; /* the word's 48 bits: 78 hours */
+	if ((uint64_t)ts[0] >= max / 1000000000u)
+		return max;
+	return (uint64_t)ts[0] * 1000000000u + (uint64_t)ts[1];
+}
+
+/* A sleep's length in ns, 0 if the call is none, its timespec cannot be
+ * read or is invalid (the call then fails at once: EINVAL), or an absolute
+ * one's time has passed (it returns at once). */
+static uint64_t sleep_ns(int64_t num, uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	uint64_t req;
+	bool absolute = false;
+	if (num == SYS_NANOSLEEP)
+		req = a1;
+	else if (num == SYS_CLOCK_NANOSLEEP) {
+		req = a3;
+		absolute = a2 & TIMER_ABSTIME_FLAG;
+		if (absolute && !in_table(sleep_clocks, sizeof sleep_clocks / sizeof sleep_clocks[0], a1))
+			return 0;
+	} else
+		return 0;
+	int64_t ts[2]; /* struct timespec: tv_sec, tv_nsec */
+	if (!guest_read(req, ts, sizeof ts) || ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
+		return 0;
+	if (!absolute)
+		return timespec_ns(ts);
+	struct timespec now;
+	if (clock_gettime((clockid_t)a1, &now))
+		return 0;
+	int64_t left[2] = {ts[0] - (int64_t)now.tv_sec, ts[1] - (int64_t)now.tv_nsec};
+	if (left[1] < 0)
+		left[0]--, left[1] += 1000000000;
+	return left[0] < 0 ? 0 : timespec_ns(left);
 }
 
 static bool syscall_waits(int64_t num, uint64_t a2)

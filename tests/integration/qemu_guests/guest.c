@@ -33,14 +33,18 @@
  *                then exits with it parked
  *   sleeps K US  a thread running K rounds of 2000 iterations of work() and
  *                a sleep of US microseconds each, joined by main
+ *   abssleeps K US  the same rounds, each one ending at an absolute time of
+ *                CLOCK_MONOTONIC US microseconds after the last
  *   work N       N iterations of work() (for --by-symbol and determinism) */
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -140,6 +144,22 @@ static void *sleeper(void *arg)
 	for (long i = 0; i < sleep_rounds; i++) {
 		sink = work(2000);
 		usleep((useconds_t)sleep_us);
+	}
+	return NULL;
+}
+
+static void *abs_sleeper(void *arg)
+{
+	(void)arg;
+	struct timespec at;
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	for (long i = 0; i < sleep_rounds; i++) {
+		sink = work(2000);
+		at.tv_nsec += sleep_us * 1000;
+		at.tv_sec += at.tv_nsec / 1000000000;
+		at.tv_nsec %= 1000000000;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+			;
 	}
 	return NULL;
 }
@@ -339,11 +359,11 @@ int main(int argc, char **argv)
 		printf("%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return 0;
 	}
-	if (!strcmp(mode, "sleeps")) {
+	if (!strcmp(mode, "sleeps") || !strcmp(mode, "abssleeps")) {
 		sleep_rounds = n;
 		sleep_us = argc > 3 ? atol(argv[3]) : 100;
 		pthread_t t;
-		pthread_create(&t, NULL, sleeper, NULL);
+		pthread_create(&t, NULL, mode[0] == 'a' ? abs_sleeper : sleeper, NULL);
 		pthread_join(t, NULL);
 		return 0;
 	}

@@ -429,6 +429,11 @@ grep -q ' 20 pipe reads after their write' "$T/psv1" && cmp -s "$T/psc1" "$T/psc
 	cmp -s "$T/psc1" "$T/psc3" &&
 	pass "pipe_read_goes_on_after_its_write" ||
 	fail "pipe_read_goes_on_after_its_write: $(grep -o '[0-9]* pipe reads[^;]*' "$T/psv1"); $(diff "$T/psc1" "$T/psc2"; diff "$T/psc1" "$T/psc3")"
+# the same through readv and writev: writev's bytes are its vector's lengths
+"$DYNPMU" stat -v -x, -e INST_RETIRED -o /dev/null -- "$G/guest" pipesync 20 v >/dev/null 2>"$T/psvv"
+grep -q ' 20 pipe reads after their write' "$T/psvv" &&
+	pass "vectored_pipe_read_goes_on_after_its_write" ||
+	fail "vectored_pipe_read_goes_on_after_its_write: $(grep -o '[0-9]* pipe reads[^;]*' "$T/psvv")"
 
 # 12. INST_RETIRED of multi-threaded programs against the independent
 # count: threads contending for one line with atomics, threads that block in

@@ -423,10 +423,34 @@ static uint64_t clone_ctid(int64_t num, uint64_t a1, uint64_t a5)
 	return (args[0] & (uint64_t)CLONE_CHILD_CLEARTID) ? args[2] & DPMU_QEMU_ADDR_MASK : 0;
 }
 
-/* Reads and writes of a pipe (asm-generic numbers): a read that returns
- * data goes on no earlier than a write of it (DPMU_QEMU_TAG_PIPE_READ). */
+/* Reads and writes of a pipe (asm-generic numbers), plain and vectored: a
+ * read that returns data goes on no earlier than a write of it
+ * (DPMU_QEMU_TAG_PIPE_READ). */
 #define SYS_READ 63
 #define SYS_WRITE 64
+#define SYS_READV 65
+#define SYS_WRITEV 66
+#define GUEST_IOV_MAX 1024 /* UIO_MAXIOV: more is EINVAL */
+
+/* The bytes a write asks to move: write(fd, buf, count), or the sum of
+ * writev(fd, iov, iovcnt)'s struct iovec { base; len; } lengths (0 if the
+ * vector cannot be read or is too long: the call then fails at once). */
+static uint64_t write_count(int64_t num, uint64_t a2, uint64_t a3)
+{
+	if (num == SYS_WRITE)
+		return a3;
+	if (a3 > GUEST_IOV_MAX)
+		return 0;
+	uint64_t sum = 0, iov[2 * 64];
+	for (uint64_t i = 0; i < a3; i += 64) {
+		uint64_t n = a3 - i < 64 ? a3 - i : 64;
+		if (!guest_read(a2 + i * 16, iov, (size_t)n * 16))
+			return 0;
+		for (uint64_t k = 0; k < n; k++)
+			sum += iov[2 * k + 1];
+	}
+	return sum;
+}
 
 /* The pipe (or FIFO) a read or write of fd goes to: its index in
  * pl.pipe, found by the pipe's inode, which both ends share (qemu-user
@@ -434,12 +458,12 @@ static uint64_t clone_ctid(int64_t num, uint64_t a1, uint64_t a5)
  * the table is full. */
 static int pipe_of(int64_t num, uint64_t fd, bool *write)
 {
-	if (num != SYS_READ && num != SYS_WRITE)
+	if (num != SYS_READ && num != SYS_WRITE && num != SYS_READV && num != SYS_WRITEV)
 		return -1;
 	struct stat st;
 	if (fd > INT32_MAX || fstat((int)fd, &st) || !S_ISFIFO(st.st_mode))
 		return -1;
-	*write = num == SYS_WRITE;
+	*write = num == SYS_WRITE || num == SYS_WRITEV;
 	uint64_t inode = ((uint64_t)st.st_ino ^ ((uint64_t)st.st_dev << 40)) | 1u; /* never 0 */
 	for (int k = 0; k < (int)DPMU_QEMU_MAX_PIPES; k++) {
 		uint64_t cur = atomic_load_explicit(&pl.pipe[k].inode, memory_order_acquire);
@@ -560,8 +584,9 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	spawn_ctid = clone_ctid(num, a1, a5);
 	spawn_child = 0;
 	if (v->pipe >= 0 && v->pipe_write) {
-		v->pipe_count = a3;
-		v->pipe_end = atomic_fetch_add(&pl.pipe[v->pipe].written, a3) + a3;
+		v->pipe_count = write_count(num, a2, a3);
+		v->pipe_end = atomic_fetch_add(&pl.pipe[v->pipe].written, v->pipe_count) +
+			      v->pipe_count;
 	}
 	/* what a wake of which brings the thread back: the futex it waits
 	 * on, or the pipe it reads (asleep there, it is found so: qemu.c) */

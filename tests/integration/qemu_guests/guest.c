@@ -28,7 +28,8 @@
  *                of work(), waits for the thread's stores (one futex call,
  *                the same instructions whether it sleeps or not) and exits
  *                with the thread parked in pause()
- *   pipesync N   pipe N, but the thread reads exactly N bytes, and main runs
+ *   pipesync N [v]  pipe N, but the thread reads exactly N bytes (with v,
+ *                by readv and writev), and main runs
  *                one more stretch of work, waits for it as startrace does,
  *                then exits with it parked
  *   sleeps K US  a thread running K rounds of 2000 iterations of work() and
@@ -40,6 +41,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,7 @@
 #include <time.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,12 +199,24 @@ static void *done_and_park(void)
 	return NULL;
 }
 
+static bool pipe_vectored;
+
+/* one byte through the pipe, by read/write or by readv/writev of two
+ * pieces, one of them empty */
+static bool pipe_move(int fd, char *c, bool write_it)
+{
+	if (!pipe_vectored)
+		return (write_it ? write(fd, c, 1) : read(fd, c, 1)) == 1;
+	struct iovec v[2] = {{c, 0}, {c, 1}};
+	return (write_it ? writev(fd, v, 2) : readv(fd, v, 2)) == 1;
+}
+
 static void *pipe_counted(void *arg)
 {
 	(void)arg;
 	char c;
 	for (long i = 0; i < pipe_n; i++)
-		if (read(pipe_fd[0], &c, 1) != 1)
+		if (!pipe_move(pipe_fd[0], &c, false))
 			break;
 	return done_and_park();
 }
@@ -369,13 +384,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "pipesync")) {
 		pipe_n = n;
+		pipe_vectored = argc > 3 && !strcmp(argv[3], "v");
 		if (pipe(pipe_fd))
 			return 2;
 		pthread_t t;
 		pthread_create(&t, NULL, pipe_counted, NULL);
 		for (long i = 0; i < n; i++) {
 			sink = work(20000);
-			if (write(pipe_fd[1], "x", 1) != 1)
+			char x = 'x';
+			if (!pipe_move(pipe_fd[1], &x, true))
 				return 2;
 		}
 		/* the thread's last read and its wake come before main's wait in

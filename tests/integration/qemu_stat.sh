@@ -410,6 +410,14 @@ t=$(awk -F, '$1 == "cpu0" && $4 == "CPU_CYCLES" { print $5 }' "$T/as.csv")
 [ -n "$t" ] && [ "$t" -ge 4000000 ] && [ "$t" -le 10200000 ] &&
 	pass "absolute_sleep_takes_what_is_left_of_it ($t ns)" ||
 	fail "absolute_sleep_takes_what_is_left_of_it: $t ns (4-10.2 ms expected)"
+# one whose time has passed (`abssleeps 5 1`: 1 us rounds, each over before
+# its work is) returns at once: no sleep, and the run takes its work's time
+# (0.065 ms); a length taken with the wrong sign would be hours
+"$DYNPMU" stat -v -A -x, -e CPU_CYCLES -o "$T/ap.csv" -- "$G/guest" abssleeps 5 1 >/dev/null 2>"$T/ap"
+t=$(awk -F, '$1 == "cpu0" && $4 == "CPU_CYCLES" { print $5 }' "$T/ap.csv")
+[ -n "$t" ] && [ "$t" -lt 1000000 ] && grep -q ' 0 sleeps ' "$T/ap" &&
+	pass "absolute_sleep_past_its_time_returns_at_once ($t ns)" ||
+	fail "absolute_sleep_past_its_time_returns_at_once: $t ns, $(grep -o '[0-9]* sleeps[^;]*' "$T/ap")"
 
 # 11h. a read of a pipe goes on no earlier than the write of the last byte
 # it read, in simulated time: `pipesync 20` (main writes a byte after each

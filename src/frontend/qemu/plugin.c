@@ -508,10 +508,14 @@ static uint64_t timespec_ns(const int64_t ts[2])
 	return (uint64_t)ts[0] * 1000000000u + (uint64_t)ts[1];
 }
 
-/* A sleep's length in ns, 0 if the call is none, its timespec cannot be
- * read or is invalid (the call then fails at once: EINVAL), or an absolute
- * one's time has passed (it returns at once). */
-static uint64_t sleep_ns(int64_t num, uint64_t a1, uint64_t a2, uint64_t a3)
+/* What a sleep call does: SLEEP_UNKNOWN if it is none or its length
+ * cannot be known here (a CPU-time clock's absolute sleep, a timespec that
+ * cannot be read), SLEEP_AT_ONCE if it returns at once (an invalid
+ * timespec: EINVAL; an absolute time that has passed), else SLEEP_FOR with
+ * its length in *ns. */
+enum sleep_kind { SLEEP_UNKNOWN, SLEEP_AT_ONCE, SLEEP_FOR };
+
+static enum sleep_kind sleep_of(int64_t num, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t *ns)
 {
 	uint64_t req;
 	bool absolute = false;
@@ -521,21 +525,27 @@ static uint64_t sleep_ns(int64_t num, uint64_t a1, uint64_t a2, uint64_t a3)
 		req = a3;
 		absolute = a2 & TIMER_ABSTIME_FLAG;
 		if (absolute && !in_table(sleep_clocks, sizeof sleep_clocks / sizeof sleep_clocks[0], a1))
-			return 0;
+			return SLEEP_UNKNOWN;
 	} else
-		return 0;
+		return SLEEP_UNKNOWN;
 	int64_t ts[2]; /* struct timespec: tv_sec, tv_nsec */
-	if (!guest_read(req, ts, sizeof ts) || ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
-		return 0;
-	if (!absolute)
-		return timespec_ns(ts);
-	struct timespec now;
-	if (clock_gettime((clockid_t)a1, &now))
-		return 0;
-	int64_t left[2] = {ts[0] - (int64_t)now.tv_sec, ts[1] - (int64_t)now.tv_nsec};
-	if (left[1] < 0)
-		left[0]--, left[1] += 1000000000;
-	return left[0] < 0 ? 0 : timespec_ns(left);
+	if (!guest_read(req, ts, sizeof ts))
+		return SLEEP_UNKNOWN;
+	if (ts[0] < 0 || ts[1] < 0 || ts[1] >= 1000000000)
+		return SLEEP_AT_ONCE;
+	if (absolute) {
+		struct timespec now;
+		if (clock_gettime((clockid_t)a1, &now))
+			return SLEEP_UNKNOWN;
+		ts[0] -= (int64_t)now.tv_sec;
+		ts[1] -= (int64_t)now.tv_nsec;
+		if (ts[1] < 0)
+			ts[0]--, ts[1] += 1000000000;
+		if (ts[0] < 0 || (ts[0] == 0 && ts[1] == 0))
+			return SLEEP_AT_ONCE;
+	}
+	*ns = timespec_ns(ts);
+	return *ns ? SLEEP_FOR : SLEEP_AT_ONCE;
 }
 
 static bool syscall_waits(int64_t num, uint64_t a2)
@@ -569,7 +579,9 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 	/* a call that may wait: its SVC block retires now, at the thread's
 	 * own time, and not after whatever brings the thread back */
 	bool waits = syscall_waits(num, a2);
-	uint64_t sleep = waits ? sleep_ns(num, a1, a2, a3) : 0;
+	uint64_t sleep = 0;
+	if (waits && sleep_of(num, a1, a2, a3, &sleep) == SLEEP_AT_ONCE)
+		waits = false; /* it does not wait: its thread goes on at its own time */
 	v->pipe = pipe_of(num, a1, &v->pipe_write);
 	if (sleep)
 		emit(v, DPMU_QEMU_TAG_SLEEP << DPMU_QEMU_TAG_SHIFT | sleep);

@@ -441,13 +441,17 @@ static uint64_t write_count(int64_t num, uint64_t a2, uint64_t a3)
 		return a3;
 	if (a3 > GUEST_IOV_MAX)
 		return 0;
-	uint64_t sum = 0, iov[2 * 64];
-	for (uint64_t i = 0; i < a3; i += 64) {
-		uint64_t n = a3 - i < 64 ? a3 - i : 64;
-		if (!guest_read(a2 + i * 16, iov, (size_t)n * 16))
+	struct {
+		uint64_t base, len;
+	} iov[64]; /* the guest's struct iovec, read a stretch at a time */
+	const uint64_t per = sizeof iov / sizeof iov[0];
+	uint64_t sum = 0;
+	for (uint64_t i = 0; i < a3; i += per) {
+		uint64_t n = a3 - i < per ? a3 - i : per;
+		if (!guest_read(a2 + i * sizeof iov[0], iov, (size_t)n * sizeof iov[0]))
 			return 0;
 		for (uint64_t k = 0; k < n; k++)
-			sum += iov[2 * k + 1];
+			sum += iov[k].len;
 	}
 	return sum;
 }
@@ -541,7 +545,7 @@ static enum sleep_kind sleep_of(int64_t num, uint64_t a1, uint64_t a2, uint64_t 
 		ts[1] -= (int64_t)now.tv_nsec;
 		if (ts[1] < 0)
 			ts[0]--, ts[1] += 1000000000;
-		if (ts[0] < 0 || (ts[0] == 0 && ts[1] == 0))
+		if (ts[0] < 0)
 			return SLEEP_AT_ONCE;
 	}
 	*ns = timespec_ns(ts);

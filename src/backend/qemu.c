@@ -11,12 +11,13 @@
  * outcomes from the next block's address, and retires them on the core the
  * placement policy gave that vCPU. The run ends when qemu has exited and
  * every ring is drained; qemu dies with dynpmu (PR_SET_PDEATHSIG), so a
- * full ring never leaves a guest waiting for nobody.
+ * full ring never leaves a guest waiting for nobody. The ordering of waits,
+ * wakes, pipes and sleeps is qemu_sync.c's, the report's tables
+ * qemu_report.c's; their shared state is in qemu_internal.h.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,240 +36,6 @@
 #include "dynpmu/regio_model.h"
 #include "dynpmu/uarch.h"
 
-#define REGION_MAX 64u
-#define SYNC_TOKENS 256u
-#define PIPE_WRITES 64u /* writes kept per pipe for the reads of them */
-#define NEV_MAX 64u
-
-/* The tag that ends a block's list of expected address tags (bdec.exp):
- * tags are 16 bits, so no stream word has it. */
-#define EXP_END 0x10000u
-/* q->texp: a block's list holds at most n + 1 tags, and the lists of
- * blocks bid and bid + 1 lie apart from entry first + bid on (first grows
- * by n with each block) */
-#define TEXP_BYTES (((size_t)DPMU_QEMU_MAX_CODE + DPMU_QEMU_MAX_BLOCKS) * sizeof(uint32_t))
-
-/* One named region's totals (marker.h), summed over its entries. */
-struct region {
-	uint32_t name;              /* string-table offset */
-	uint64_t entries;
-	uint64_t insns;
-	uint64_t ev[NEV_MAX];
-	/* markers that did not pair up (the report says so): entries whose
-	 * thread ended first (closed there), ends with no entry open */
-	uint64_t left_open, stray_ends;
-};
-
-/* One function's totals (--by-symbol). */
-struct symstat {
-	uint32_t name; /* 0: unknown */
-	uint64_t insns, loads, stores, branches, cycles;
-};
-
-/* What a vCPU's stream decoder holds between words. */
-struct vstream {
-	unsigned core;
-	struct dpmu_ucore *uc; /* the engine's handle of core */
-	bool open;          /* a block entry is pending its addresses */
-	bool open_fast;     /* ... and the fast mode holds for them (decode) */
-	bool ended;         /* the last word taken was its thread's end */
-	/* The scheduler's (its time is qemu_be's vtime[], which it sorts by):
-	 * started, has had words or its thread is born; idle, found with none
-	 * and set aside until it has. */
-	bool started, idle;
-	/* futex synchronisation (DPMU_QEMU_TAG_WAITED, _WOKE): the word the
-	 * decoder stopped at, for the scheduler (sync_word; 0: none); stalled,
-	 * its wait returned woken but its waker's wake is not in simulated
-	 * time yet (stall_addr: the futex); woken, brought back by a wake
-	 * while set aside in a wait, its words not come yet */
-	uint64_t sync;
-	bool stalled, woken;
-	uint64_t stall_addr;
-	uint64_t stall_bytes; /* a pipe's read stalled: the bytes it waits for */
-	/* a thread's start (DPMU_QEMU_TAG_CHILD): unborn, the index's next
-	 * thread waits for its parent's clone in simulated time (every vCPU
-	 * but 0 until then, and one whose thread ended); birth_known, the
-	 * parent's clone came first, at birth_t, for the thread after the one
-	 * still running there */
-	bool unborn, birth_known;
-	double birth_t;
-	/* the last word taken was a call that may wait (DPMU_QEMU_TAG_WAIT_CALL,
-	 * _SLEEP: its SVC block has retired) */
-	bool in_call;
-	/* asleep: in a sleep of a given length; its time is where the sleep
-	 * ends, which its core reaches at its next turn (sleep_settle), from
-	 * asleep_from */
-	bool asleep;
-	double asleep_from;
-	uint64_t aside_addr; /* set aside in a futex wait: its futex (else 0) */
-	const struct bdec *blk; /* the open block's, classified (block_first) */
-	/* the open block's addresses: the indices of the instructions that
-	 * made one, in the order they ran, and the address (the first access)
-	 * of each by index */
-	uint32_t *aidx;     /* both DPMU_QEMU_TAG_ADDR_MAX long, one allocation (stream_alloc) */
-	uint32_t na;
-	uint32_t next;      /* the least index a new address may have */
-	uint64_t *abyidx;
-	struct {
-		uint32_t idx, name;
-		bool end;
-	} rev[32];
-	unsigned nrev;
-	/* the regions open on this stream, each once (in the order they
-	 * opened), with the entries of each still open: an event counts once
-	 * in a region however deep its entries nest (recursion) */
-	unsigned depth;
-	uint32_t stack[REGION_MAX];
-	uint32_t nest[REGION_MAX];
-	uint64_t insns;
-	/* instructions of a turn the queue ran out in before the quantum:
-	 * the turn goes on with the next words, so where turns end (and the
-	 * monitor's checks between them) does not depend on how the words
-	 * arrived */
-	uint64_t turn_left;
-	/* its core's clock, looked up once when the vCPU is placed (0: the
-	 * profile gives none, a cycle counts as a nanosecond) */
-	double freq_hz;
-};
-
-/* What the decoder knows of a translated block once it has classified it:
- * all a block entry reads, in one place (the shared table's entry is read
- * once, when the block is classified). One cache line, aligned: a block
- * entry's lookup (q->bdec[bid]) is a shift, and an entry never straddles
- * two lines. */
-struct bdec {
-	_Alignas(64) struct dpmu_ublock *sum; /* the engine's summary; NULL: not classified */
-	uint64_t vaddr;          /* the shared entry's, copied */
-	uint32_t first, n;
-	uint32_t ncheck;         /* entries of its tcheck list */
-	/* The address count of an execution the summary may run: the number
-	 * of instructions qemu reports accesses for; UINT32_MAX (no count
-	 * reaches it) when the block has an instruction that never retires or
-	 * the run counts per symbol, which take the per-instruction path. */
-	uint32_t fast_na;
-	/* The tags (index + 1) of its memory instructions in order, then
-	 * EXP_END: the address words an execution that retires whole makes
-	 * (decode's fast mode). In q->texp, from entry first + bid on. */
-	const uint32_t *exp;
-	/* exp + fast_na: where the fast mode's expected tags end in an
-	 * execution the summary may run; NULL when fast_na is UINT32_MAX */
-	const uint32_t *fast_end;
-};
-
-_Static_assert(sizeof(struct bdec) == 64, "a struct bdec is one cache line");
-
-/* A vCPU's stream words, taken from its ring, waiting for their turn.
- * w has room for cap + 1 words: the one after the tail takes the word that
- * ends decode's fast loop (QUEUE_END). */
-struct wqueue {
-	uint64_t *w;
-	size_t head, tail, cap;
-};
-
-struct qemu_be {
-	struct dpmu_backend b; /* first: the monitor's view */
-	struct dpmu_profile *profile;
-	struct dpmu_model *model;
-	struct dpmu_uarch *uarch;
-	struct dpmu_regio_model rm;
-	char program[4096];
-	char qemu[4096];
-	char plugin[4096];
-	char sysroot[4096];
-	char *const *argv;
-	bool by_symbol;
-	bool per_thread; /* vev: every report event per vCPU (dpmu_qemu_options) */
-	int stdout_fd; /* the program's stdout (dpmu_qemu_options), 0: dynpmu's */
-	unsigned place[DPMU_MAX_CORES]; /* vCPU i runs on place[i % nplace] */
-	unsigned nplace;
-
-	/* shared region */
-	int fd;
-	void *shm_base;
-	struct dpmu_qemu_shm *shm;
-	const struct dpmu_qemu_block *blocks;
-	const struct dpmu_qemu_code *code;
-	const char *str;
-
-	/* decoder state */
-	struct dpmu_insn *tmpl;  /* per code entry, once its block is classified */
-	uint8_t *tmem;           /* per code entry: mem class | noretire << 2 */
-	uint32_t *tcheck;        /* per block, from its first code entry on: the
-				  * indices of its instructions with a memory
-				  * class or that do not retire (tmem != 0) */
-	uint32_t *texp;          /* per block, from entry first + bid on (n + 1
-				  * entries, so the blocks' lists are apart):
-				  * its bdec.exp list */
-	struct bdec *bdec;       /* per block id */
-	uint32_t bdec_end;       /* no block from this id on is classified */
-	struct vstream vs[DPMU_QEMU_MAX_VCPUS];
-	uint64_t per_core[DPMU_MAX_CORES];
-	uint64_t since_tick;
-
-	/* regions; per core, the vCPU whose turn it holds (core_take): what
-	 * the core delivers goes to that one's open regions (vs[].stack) */
-	struct region region[REGION_MAX];
-	unsigned nregion;
-	/* markers not counted: of a name beyond REGION_MAX, or beyond a
-	 * block's room for them (vstream.rev) */
-	uint64_t region_refused, markers_dropped;
-	int core_vcpu[DPMU_MAX_CORES];  /* -1: none yet */
-	uint64_t vev[DPMU_QEMU_MAX_VCPUS][NEV_MAX]; /* per_thread: report events per vCPU */
-	int16_t *evmap;          /* event code -> report column; -1: none */
-	unsigned nev;
-
-	struct symstat *sym;
-	size_t nsym, symcap;
-
-	/* run */
-	pid_t pid;
-	int status;
-	bool exited;
-	dpmu_backend_tick_fn tick;
-	void *tick_ctx;
-	uint64_t interval;
-	struct dpmu_err *run_err;
-	int run_rc;
-
-	/* scheduling: the vCPUs' streams interleaved in simulated time
-	 * (docs/frontend.md "Threads and interleaving") */
-	struct wqueue wq[DPMU_QEMU_MAX_VCPUS];
-	double vtime[DPMU_QEMU_MAX_VCPUS];  /* simulated ns each vCPU has run to */
-	/* simulated ns each core is busy to: the end of the last turn on it
-	 * (a core that threads share runs one at a time) */
-	double core_free[DPMU_MAX_CORES];
-	double idle_sum[DPMU_MAX_CORES];     /* simulated ns each core was idle */
-	uint64_t idle_given[DPMU_MAX_CORES]; /* ... of which the engine has had */
-	int lag_wait;                       /* vCPU the scheduler waits for, or -1 */
-	bool lag_blocked;                   /* ... which was in a waiting system call */
-	long long lag_probe_ns;             /* ... whose host thread's state is read next then */
-	struct timespec lag_since;
-	/* each pipe's writes, oldest first (pipe_wrote) */
-	struct pipe_writes {
-		struct {
-			uint64_t end;
-			double t;
-		} w[PIPE_WRITES];
-		unsigned n;
-	} pipes[DPMU_QEMU_MAX_PIPES];
-	/* wakes no stalled wait has taken yet, oldest first: a futex's guest
-	 * address and the waker's simulated time (sync_word) */
-	struct {
-		uint64_t addr;
-		double t;
-	} tok[SYNC_TOKENS];
-	unsigned ntok;
-	size_t last_got;                    /* records the last collect() took */
-	bool resort;                        /* a sync word changed the candidates */
-	struct dpmu_qemu_sched_stats sched; /* what the scheduler did (stat -v) */
-	/* schedule()'s candidates in its order (sched_before), norder of them
-	 * from order[first], a ring */
-	uint8_t order[DPMU_QEMU_MAX_VCPUS];
-	unsigned first, norder;
-	uint64_t quantum;                   /* instructions a vCPU runs per turn (at least a block) */
-	uint64_t period_ns, next_ns, since_check;
-	struct dpmu_backend_irq_cache irq; /* the interrupt lines, asked at every check */
-};
 
 /* ---- layout of the shared region ------------------------------------------------ */
 
@@ -340,13 +107,6 @@ static int shm_create(struct qemu_be *q, struct dpmu_err *err)
 static struct dpmu_ring *ring_of(struct qemu_be *q, unsigned i)
 {
 	return (struct dpmu_ring *)((char *)q->shm_base + q->shm->ring_off + i * q->shm->ring_stride);
-}
-
-static const char *name_at(const struct qemu_be *q, uint32_t off)
-{
-	if (!q->shm || off == 0 || off >= DPMU_QEMU_STR_BYTES)
-		return NULL;
-	return q->str + off;
 }
 
 /* ---- regions and symbols ------------------------------------------------------- */
@@ -435,7 +195,7 @@ static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, boo
 /* v's thread ended: what its core holds goes to its regions, which close
  * with it (a later thread given its index starts in none); until more
  * words come, the scheduler waits for none. */
-static void thread_end(struct qemu_be *q, struct vstream *v)
+void dpmu_qemu_thread_end(struct qemu_be *q, struct vstream *v)
 {
 	v->ended = true;
 	if (!v->depth)
@@ -814,11 +574,6 @@ static long long elapsed_ns(const struct timespec *a)
 	return (b.tv_sec - a->tv_sec) * 1000000000ll + (b.tv_nsec - a->tv_nsec);
 }
 
-static size_t wq_len(const struct wqueue *w)
-{
-	return w->tail - w->head;
-}
-
 /* Room for n more words (compacting, then growing up to the cap). The
  * live words are moved over the consumed ones only when these are at
  * least as many, so a word moves at most once for each word consumed
@@ -853,14 +608,6 @@ static bool wq_reserve(struct wqueue *w, size_t n)
 	return true;
 }
 
-static unsigned nvcpus(const struct qemu_be *q)
-{
-	unsigned nv = atomic_load(&q->shm->vcpus_seen);
-	if (nv > DPMU_QEMU_MAX_VCPUS)
-		nv = DPMU_QEMU_MAX_VCPUS;
-	return nv ? nv : 1;
-}
-
 /* The simulated time the running vCPUs have reached (the least of those
  * with words), or -1 when none runs. */
 static double sched_now(const struct qemu_be *q, unsigned nv, unsigned except)
@@ -893,10 +640,10 @@ static uint64_t sleep_left_ns(const struct qemu_be *q, unsigned i)
 
 /* vCPU i goes on at simulated time `now` (if later than its own): its core
  * was idle from the end of its last turn there until then. */
-static void idle_to(struct qemu_be *q, unsigned i, double now)
+void dpmu_qemu_idle_to(struct qemu_be *q, unsigned i, double now)
 {
 	if (q->vs[i].asleep) /* a sleep not settled yet: its end first */
-		idle_to(q, i, sleep_unwind(q, i));
+		dpmu_qemu_idle_to(q, i, sleep_unwind(q, i));
 	if (now <= q->vtime[i])
 		return;
 	unsigned c = q->vs[i].core;
@@ -969,7 +716,7 @@ static size_t collect(struct qemu_be *q)
 			continue;
 		/* a vCPU set aside goes on at the time the others have reached,
 		 * but one whose futex wait returned woken (its waker's wake gives
-		 * its time: sync_word) or at once (it did not sleep), one whose
+		 * its time: dpmu_qemu_sync_word) or at once (it did not sleep), one whose
 		 * read of a pipe got the program's bytes (their write gives its
 		 * time), and one a wake brought back (it has its time); a new
 		 * thread's is its parent's clone (birth). One only waited for
@@ -978,7 +725,7 @@ static size_t collect(struct qemu_be *q)
 		if (q->vs[i].idle && !q->vs[i].ended && !q->vs[i].woken &&
 		    first != DPMU_QEMU_TAG_WAITED && first != DPMU_QEMU_TAG_NOT_WAITED &&
 		    first != DPMU_QEMU_TAG_PIPE_READ)
-			idle_to(q, i, sched_now(q, nv, i));
+			dpmu_qemu_idle_to(q, i, sched_now(q, nv, i));
 		q->vs[i].woken = false;
 		q->vs[i].aside_addr = 0;
 		q->vs[i].started = true;
@@ -1210,7 +957,7 @@ retire_open:
 		cur = &bdec_none;
 		/* a system call's word (a futex's wait or wake, a clone, a
 		 * sleep, a pipe's read or write, the thread's end): the call
-		 * stops here, and the scheduler takes it (sync_word) */
+		 * stops here, and the scheduler takes it (dpmu_qemu_sync_word) */
 		if (x >> DPMU_QEMU_TAG_SHIFT != DPMU_QEMU_TAG_BLOCK)
 			v->sync = x;
 		goto out;
@@ -1310,7 +1057,6 @@ static bool wait_core(struct qemu_be *q, unsigned i)
 	return true;
 }
 
-static void sync_word(struct qemu_be *q, unsigned i);
 
 /* A sleep of vCPU i ends (its next turn): its core idles from the sleep's
  * start to its end, in steps at the monitor's timer (-I), each followed
@@ -1325,15 +1071,15 @@ static void sleep_settle(struct qemu_be *q, unsigned i)
 		double next = (double)q->next_ns;
 		if (next >= end || next <= q->vtime[i])
 			break;
-		idle_to(q, i, next);
+		dpmu_qemu_idle_to(q, i, next);
 		/* the engine's time is whole ns, each part rounded down: on
 		 * to next, a few ns at most (each pass adds at least one) */
 		uint64_t t;
 		while ((t = dpmu_uarch_time_ns(q->uarch)) < q->next_ns)
-			idle_to(q, i, q->vtime[i] + (double)(q->next_ns - t));
+			dpmu_qemu_idle_to(q, i, q->vtime[i] + (double)(q->next_ns - t));
 		check_tick(q); /* due now: next_ns moves on */
 	}
-	idle_to(q, i, end);
+	dpmu_qemu_idle_to(q, i, end);
 }
 
 /* vCPU i's turn among others: its words, then its simulated time, then
@@ -1346,7 +1092,7 @@ static uint64_t turn(struct qemu_be *q, unsigned i)
 	uint64_t n = decode_turn(q, &q->vs[i], &q->wq[i]);
 	advance(q, i, c0);
 	if (q->vs[i].sync)
-		sync_word(q, i);
+		dpmu_qemu_sync_word(q, i);
 	return n;
 }
 
@@ -1397,279 +1143,6 @@ static bool runnable(const struct qemu_be *q, unsigned k)
 	       !q->vs[k].unborn;
 }
 
-/* ---- futex synchronisation in simulated time --------------------------------- *
- *
- * qemu runs the threads at host speed, and a thread that a futex wake
- * brings back resumes in the host whenever the host runs it. In simulated
- * time it goes on no earlier than its waker's wake: a wait that returned
- * woken (DPMU_QEMU_TAG_WAITED) takes the oldest wake of its futex that no
- * wait has taken (DPMU_QEMU_TAG_WOKE, one per thread woken) and resumes at
- * its time; with none yet, the thread stalls until one comes. A thread set
- * aside in the wait is brought back by the wake, so that the scheduler
- * waits for its words instead of letting the waker run on alone. A
- * thread's end is the kernel's wake of its joiner (DPMU_QEMU_TAG_THREAD_END
- * names the futex). A wait whose wake the stream does not carry (a
- * requeue, another process's wake) is let go when nothing else can run. */
-
-static void token_add(struct qemu_be *q, uint64_t addr, double t)
-{
-	if (q->ntok == SYNC_TOKENS) { /* the oldest, likely stale, goes */
-		memmove(&q->tok[0], &q->tok[1], (SYNC_TOKENS - 1) * sizeof q->tok[0]);
-		q->ntok--;
-	}
-	q->tok[q->ntok].addr = addr;
-	q->tok[q->ntok].t = t;
-	q->ntok++;
-}
-
-/* Whether a wake of addr is there that no wait has taken. */
-static bool token_has(const struct qemu_be *q, uint64_t addr)
-{
-	for (unsigned k = 0; k < q->ntok; k++)
-		if (addr && q->tok[k].addr == addr)
-			return true;
-	return false;
-}
-
-/* The oldest wake of addr no wait has taken, taken; false: none. */
-static bool token_take(struct qemu_be *q, uint64_t addr, double *t)
-{
-	for (unsigned k = 0; k < q->ntok; k++) {
-		if (q->tok[k].addr != addr)
-			continue;
-		*t = q->tok[k].t;
-		q->ntok--;
-		memmove(&q->tok[k], &q->tok[k + 1], (q->ntok - k) * sizeof q->tok[0]);
-		return true;
-	}
-	return false;
-}
-
-/* Whether vCPU k is set aside, words not come yet, in a wait that a wake
- * of addr (a futex, or a pipe's key) ends. */
-static bool aside_in(const struct qemu_be *q, unsigned k, uint64_t addr)
-{
-	const struct vstream *v = &q->vs[k];
-	return v->idle && !wq_len(&q->wq[k]) && !v->woken && v->aside_addr == addr;
-}
-
-/* vCPU k, set aside in a wait, is woken at simulated time t: a candidate
- * again, whose words the scheduler waits for. */
-static void bring_back(struct qemu_be *q, unsigned k, double t)
-{
-	struct vstream *v = &q->vs[k];
-	v->aside_addr = 0;
-	v->woken = true;
-	v->idle = false;
-	idle_to(q, k, t);
-}
-
-/* A wake of addr at simulated time t: to the wait stalled on it longest
- * in simulated time (the earliest), else kept for the wait that will take
- * it. A thread still set aside in a wait of addr is brought back to t. */
-static void sync_wake(struct qemu_be *q, unsigned nv, uint64_t addr, double t)
-{
-	int st = -1, aside = -1;
-	for (unsigned k = 0; k < nv; k++) {
-		const struct vstream *v = &q->vs[k];
-		if (v->stalled && v->stall_addr == addr && (st < 0 || q->vtime[k] < q->vtime[st]))
-			st = (int)k;
-		/* (its host thread may have left the wait already) */
-		if (aside_in(q, k, addr) && (aside < 0 || q->vtime[k] < q->vtime[aside]))
-			aside = (int)k;
-	}
-	if (st >= 0) {
-		q->vs[st].stalled = false;
-		idle_to(q, (unsigned)st, t);
-		q->sched.sync_waited++;
-		return;
-	}
-	token_add(q, addr, t);
-	if (aside >= 0)
-		bring_back(q, (unsigned)aside, t);
-}
-
-/* A write of pipe k put its bytes up to `end` there at simulated time t:
- * kept for the reads of them, and the reads stalled on them go on, as do
- * readers set aside asleep in a read of the pipe. */
-static void pipe_wrote(struct qemu_be *q, unsigned k, uint64_t end, double t)
-{
-	if (k >= DPMU_QEMU_MAX_PIPES)
-		return;
-	struct pipe_writes *p = &q->pipes[k];
-	if (p->n == PIPE_WRITES) { /* the oldest, read long since, goes */
-		memmove(&p->w[0], &p->w[1], (PIPE_WRITES - 1) * sizeof p->w[0]);
-		p->n--;
-	}
-	p->w[p->n].end = end;
-	p->w[p->n].t = t;
-	p->n++;
-	uint64_t key = DPMU_QEMU_PIPE_KEY(k);
-	unsigned nv = nvcpus(q);
-	for (unsigned r = 0; r < nv; r++) {
-		struct vstream *v = &q->vs[r];
-		if (v->stalled && v->stall_addr == key && v->stall_bytes <= end) {
-			v->stalled = false;
-			idle_to(q, r, t);
-			q->sched.pipe_paired++;
-		} else if (aside_in(q, r, key)) {
-			bring_back(q, r, t);
-		}
-	}
-	q->resort = true;
-}
-
-/* vCPU i read pipe k's bytes up to `end`: it goes on no earlier than the
- * write of the last of them, and stalls until that write is in simulated
- * time. */
-static void pipe_read(struct qemu_be *q, unsigned i, unsigned k, uint64_t end)
-{
-	if (k >= DPMU_QEMU_MAX_PIPES)
-		return;
-	const struct pipe_writes *p = &q->pipes[k];
-	for (unsigned j = 0; j < p->n; j++)
-		if (p->w[j].end >= end) {
-			idle_to(q, i, p->w[j].t);
-			q->sched.pipe_paired++;
-			return;
-		}
-	q->vs[i].stalled = true;
-	q->vs[i].stall_addr = DPMU_QEMU_PIPE_KEY(k);
-	q->vs[i].stall_bytes = end;
-}
-
-/* vCPU k's new thread starts at simulated time t, its parent's clone,
- * whatever the index's last thread reached: the core stays busy until
- * that one's end (core_free, which wait_core holds the new one to). */
-static void birth(struct qemu_be *q, unsigned k, double t)
-{
-	struct vstream *v = &q->vs[k];
-	v->unborn = v->birth_known = false;
-	/* a candidate from now on, words or not: the scheduler waits for the
-	 * thread's first words as for any laggard's, instead of letting the
-	 * others run on past its start */
-	v->started = true;
-	v->ended = false; /* (the index's last thread's) */
-	if (t < q->vtime[k])
-		q->vtime[k] = t;
-	idle_to(q, k, t);
-	q->sched.born++;
-}
-
-/* What vCPU i's decoder stopped at (v->sync), after its turn: the thread's
- * end, a thread's start, or a futex's wait or wake, at the vCPU's time
- * now. */
-static void sync_word(struct qemu_be *q, unsigned i)
-{
-	struct vstream *v = &q->vs[i];
-	uint64_t x = v->sync, addr = x & DPMU_QEMU_ADDR_MASK;
-	v->sync = 0;
-	switch (x >> DPMU_QEMU_TAG_SHIFT) {
-	case DPMU_QEMU_TAG_THREAD_END:
-		thread_end(q, v);
-		q->sched.aside_ended++;
-		if (addr) /* the kernel's wake of its joiner */
-			sync_wake(q, nvcpus(q), addr, q->vtime[i]);
-		/* the next thread qemu gives the index: at its parent's clone */
-		if (v->birth_known)
-			birth(q, i, v->birth_t);
-		else
-			v->unborn = true;
-		break;
-	case DPMU_QEMU_TAG_CHILD: {
-		unsigned k = (unsigned)addr;
-		if (k >= DPMU_QEMU_MAX_VCPUS || k == i)
-			break;
-		if (q->vs[k].unborn) {
-			birth(q, k, q->vtime[i]);
-		} else { /* the index's last thread has not ended here yet */
-			q->vs[k].birth_known = true;
-			q->vs[k].birth_t = q->vtime[i];
-		}
-		break;
-	}
-	case DPMU_QEMU_TAG_SPAWN: {
-		double t;
-		while (token_take(q, addr, &t))
-			;
-		break;
-	}
-	case DPMU_QEMU_TAG_WOKE:
-		sync_wake(q, nvcpus(q), addr, q->vtime[i]);
-		break;
-	case DPMU_QEMU_TAG_PIPE_WROTE:
-		pipe_wrote(q, (unsigned)(addr >> DPMU_QEMU_PIPE_SHIFT),
-			   addr & DPMU_QEMU_PIPE_BYTES_MASK, q->vtime[i]);
-		break;
-	case DPMU_QEMU_TAG_PIPE_READ:
-		pipe_read(q, i, (unsigned)(addr >> DPMU_QEMU_PIPE_SHIFT),
-			  addr & DPMU_QEMU_PIPE_BYTES_MASK);
-		break;
-	case DPMU_QEMU_TAG_WAIT_CALL: /* its SVC block retired */
-		v->in_call = true;
-		break;
-	case DPMU_QEMU_TAG_NOT_WAITED: /* its own time: nothing to pair (collect) */
-		break;
-	case DPMU_QEMU_TAG_SLEEP:
-		/* it goes on after the sleep (the scheduler waits for its
-		 * words then, as its host thread wakes by itself); its core
-		 * idles until then at its next turn, not now: the system's
-		 * time stays where the running threads are, and a sleep the
-		 * program's exit cuts short is not counted */
-		v->in_call = true;
-		if (!v->asleep) {
-			v->asleep = true;
-			v->asleep_from = q->vtime[i];
-		}
-		q->vtime[i] += (double)addr;
-		q->sched.slept++;
-		q->sched.slept_ns += addr;
-		break;
-	case DPMU_QEMU_TAG_WAITED: {
-		double t;
-		if (token_take(q, addr, &t)) {
-			idle_to(q, i, t);
-			q->sched.sync_paired++;
-		} else {
-			v->stalled = true;
-			v->stall_addr = addr;
-		}
-		break;
-	}
-	}
-	q->resort = true;
-}
-
-/* Nothing can run but stalled waits: with nothing new from qemu (or qemu
- * gone), the one furthest behind goes on at the latest time any vCPU has
- * reached, as a wake the stream does not carry would have it. Returns
- * whether one went. */
-static bool sync_let_go(struct qemu_be *q, unsigned nv)
-{
-	if (q->last_got && !q->exited)
-		return false;
-	int st = -1;
-	double latest = 0;
-	for (unsigned k = 0; k < nv; k++) {
-		if (q->vs[k].started && q->vtime[k] > latest)
-			latest = q->vtime[k];
-		/* (an unborn vCPU with words: a thread whose clone the stream
-		 * does not carry) */
-		bool held = q->vs[k].stalled || (q->vs[k].unborn && wq_len(&q->wq[k]));
-		if (held && (st < 0 || q->vtime[k] < q->vtime[st]))
-			st = (int)k;
-	}
-	if (st < 0)
-		return false;
-	if (q->vs[st].unborn)
-		q->sched.born_let_go++;
-	else
-		q->sched.sync_let_go++;
-	q->vs[st].stalled = q->vs[st].unborn = q->vs[st].birth_known = false;
-	idle_to(q, (unsigned)st, latest);
-	return true;
-}
-
 /* While a single vCPU can run (the others have not started, or are set
  * aside without words: blocked in the kernel, or finished) there is no one
  * to interleave with: its queue is drained turn after turn in one decode
@@ -1704,7 +1177,7 @@ static size_t solo(struct qemu_be *q, unsigned nv)
 		after_turn(q, decode_solo(q, v, w, &turns));
 	advance(q, i, c0);
 	if (v->sync)
-		sync_word(q, i);
+		dpmu_qemu_sync_word(q, i);
 	return turns;
 }
 
@@ -1758,7 +1231,7 @@ static size_t schedule(struct qemu_be *q)
 	order_build(q, nv);
 	while (!q->run_rc) {
 		if (!q->norder) {
-			if (!sync_let_go(q, nv))
+			if (!dpmu_qemu_sync_let_go(q, nv))
 				break;
 			order_build(q, nv);
 			continue;
@@ -1793,7 +1266,7 @@ static size_t schedule(struct qemu_be *q)
 				 * time (a wake no wait has taken): its thread is
 				 * about to go on, as one a wake brings back */
 				if (q->lag_blocked &&
-				    token_has(q, atomic_load_explicit(&q->shm->wait_addr[best],
+				    dpmu_qemu_token_has(q, atomic_load_explicit(&q->shm->wait_addr[best],
 								      memory_order_acquire))) {
 					q->vs[best].woken = true;
 					q->lag_blocked = false;
@@ -2439,259 +1912,4 @@ int dpmu_qemu_set_region_events(struct dpmu_backend *b, const struct dpmu_qemu_r
 	/* the engine's delivery lists hold wants()'s earlier answers */
 	dpmu_uarch_set_observer(q->uarch, observe, wants, q);
 	return 0;
-}
-
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct symstat *x = a, *y = b;
-	if (x->cycles != y->cycles)
-		return x->cycles < y->cycles ? 1 : -1;
-	return x->insns < y->insns ? 1 : x->insns > y->insns ? -1 : 0;
-}
-
-size_t dpmu_qemu_symbols(const struct dpmu_backend *b, struct dpmu_qemu_symbol *out, size_t cap)
-{
-	const struct qemu_be *q = (const struct qemu_be *)b;
-	if (!q->by_symbol || !q->nsym)
-		return 0;
-	struct symstat *v = malloc(q->nsym * sizeof *v);
-	if (!v)
-		return 0;
-	size_t n = 0;
-	for (size_t i = 0; i < q->symcap; i++)
-		if (q->sym[i].insns || q->sym[i].name)
-			v[n++] = q->sym[i];
-	qsort(v, n, sizeof *v, cmp_sym);
-	for (size_t i = 0; i < n && i < cap; i++) {
-		const char *name = name_at(q, v[i].name);
-		out[i] = (struct dpmu_qemu_symbol){ name ? name : "[unknown]", v[i].cycles, v[i].insns,
-						    v[i].loads, v[i].stores, v[i].branches };
-	}
-	free(v);
-	return n;
-}
-
-/* The report's tables (regions, threads) share their cells: a text row
- * has a column per report event, "-" for a cluster or AMU event (those
- * counters are not split: "-", not 0); a CSV row is KIND,A,B,VALUE,EVENT,
- * one per core event. */
-static unsigned report_columns(const struct qemu_be *q, unsigned nev)
-{
-	return q->nev < nev ? q->nev : nev;
-}
-
-static void event_heads(FILE *out, const struct dpmu_qemu_report_event *ev, unsigned ne)
-{
-	for (unsigned e = 0; e < ne; e++)
-		fprintf(out, " %18s", ev[e].name);
-	fprintf(out, "\n");
-}
-
-static void event_cells(FILE *out, const struct dpmu_qemu_report_event *ev, unsigned ne,
-			const uint64_t *val)
-{
-	for (unsigned e = 0; e < ne; e++) {
-		if (ev[e].code < 0)
-			fprintf(out, " %18s", "-");
-		else
-			fprintf(out, " %18llu", (unsigned long long)val[e]);
-	}
-	fprintf(out, "\n");
-}
-
-static void csv_row(FILE *out, const char *sep, const char *kind, const char *a, const char *b,
-		    uint64_t value, const char *event)
-{
-	fprintf(out, "%s%s%s%s%s%s%llu%s%s\n", kind, sep, a, sep, b, sep, (unsigned long long)value,
-		sep, event);
-}
-
-static void event_rows(FILE *out, const char *sep, const char *kind, const char *a, const char *b,
-		       const struct dpmu_qemu_report_event *ev, unsigned ne, const uint64_t *val)
-{
-	for (unsigned e = 0; e < ne; e++)
-		if (ev[e].code >= 0)
-			csv_row(out, sep, kind, a, b, val[e], ev[e].name);
-}
-
-static const char *plural(uint64_t n, const char *one, const char *more)
-{
-	return n == 1 ? one : more;
-}
-
-/* A line of the report's notes, the first after a blank line. */
-static __attribute__((format(printf, 3, 4))) void note_line(FILE *out, bool *head,
-							   const char *fmt, ...)
-{
-	if (!*head)
-		fputc('\n', out);
-	*head = true;
-	va_list ap;
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-}
-
-/* Markers that did not pair up, or were not counted: each region's counts
- * are what the table says, and why they may not be what was meant. In CSV,
- * rows region,NAME,,N,WHAT and regions,,,N,markers_not_counted. */
-static void report_region_notes(const struct qemu_be *q, const char *sep, FILE *out)
-{
-	bool head = false;
-	for (unsigned r = 0; r < q->nregion; r++) {
-		const struct region *g = &q->region[r];
-		uint64_t at_exit = 0;
-		for (unsigned i = 0, nv = nvcpus(q); i < nv; i++)
-			for (unsigned d = 0; d < q->vs[i].depth; d++)
-				if (q->vs[i].stack[d] == r)
-					at_exit += q->vs[i].nest[d];
-		const char *name = name_at(q, g->name);
-		if (!name)
-			name = "?";
-		struct {
-			uint64_t n;
-			const char *one, *more, *what, *csv;
-		} note[] = {
-			{at_exit, "entry", "entries", "still open at the program's exit, counted to it",
-			 "open_at_exit"},
-			{g->left_open, "entry", "entries",
-			 "left open by a thread that ended, counted to its end", "left_open"},
-			{g->stray_ends, "end", "ends", "with no entry open, not counted", "stray_ends"},
-		};
-		for (unsigned k = 0; k < sizeof note / sizeof note[0]; k++) {
-			if (!note[k].n)
-				continue;
-			if (sep) {
-				csv_row(out, sep, "region", name, "", note[k].n, note[k].csv);
-				continue;
-			}
-			note_line(out, &head, " region %s: %llu %s %s\n", name,
-				  (unsigned long long)note[k].n,
-				  plural(note[k].n, note[k].one, note[k].more), note[k].what);
-		}
-	}
-	uint64_t lost = q->region_refused + q->markers_dropped;
-	if (sep && lost)
-		csv_row(out, sep, "regions", "", "", lost, "markers_not_counted");
-	if (sep)
-		return;
-	if (q->region_refused)
-		note_line(out, &head, " %llu region %s of names beyond the first %u not counted\n",
-			  (unsigned long long)q->region_refused,
-			  plural(q->region_refused, "marker", "markers"), REGION_MAX);
-	if (q->markers_dropped)
-		note_line(out, &head, " %llu region %s beyond %zu in one block not counted\n",
-			  (unsigned long long)q->markers_dropped,
-			  plural(q->markers_dropped, "marker", "markers"),
-			  sizeof q->vs[0].rev / sizeof q->vs[0].rev[0]);
-}
-
-/* Which core each vCPU ran on and the instructions it retired, when more
- * than one ran (one thread's are the totals), and with per_thread every
- * core event of the report too, whatever ran: what -A's rows are made of
- * (docs/frontend.md "Threads and interleaving"). */
-static void report_threads(const struct qemu_be *q, const struct dpmu_qemu_report_event *ev,
-			   unsigned nev, const char *sep, FILE *out)
-{
-	unsigned nv = nvcpus(q), ran = 0;
-	for (unsigned i = 0; i < nv; i++)
-		ran += q->vs[i].insns != 0;
-	if (ran == 0 || (ran < 2 && !q->per_thread))
-		return;
-	unsigned ne = q->per_thread ? report_columns(q, nev) : 0;
-	if (!sep) {
-		fprintf(out, "\n Threads (qemu's vCPUs: a thread started after another ended may "
-			     "take its index):\n\n  %6s %6s %18s",
-			"vcpu", "core", "instructions");
-		event_heads(out, ev, ne);
-	}
-	for (unsigned i = 0; i < nv; i++) {
-		const struct vstream *v = &q->vs[i];
-		if (!v->insns)
-			continue;
-		char vcpu[16], core[16];
-		snprintf(vcpu, sizeof vcpu, "vcpu%u", i);
-		snprintf(core, sizeof core, "cpu%u", v->core);
-		if (sep) {
-			csv_row(out, sep, "thread", vcpu, core, v->insns, "instructions");
-			event_rows(out, sep, "thread", vcpu, core, ev, ne, q->vev[i]);
-			continue;
-		}
-		fprintf(out, "  %6u %6s %18llu", i, core, (unsigned long long)v->insns);
-		event_cells(out, ev, ne, q->vev[i]);
-	}
-}
-
-void dpmu_qemu_report(const struct dpmu_backend *b, const struct dpmu_qemu_report_event *ev,
-		      unsigned nev, const char *sep, FILE *out)
-{
-	const struct qemu_be *q = (const struct qemu_be *)b;
-	unsigned ne = report_columns(q, nev);
-	if (q->nregion && !sep) {
-		fprintf(out, "\n Regions (DPMU_REGION_BEGIN/END):\n\n");
-		fprintf(out, "  %-24s %10s %18s", "region", "entries", "instructions");
-		event_heads(out, ev, ne);
-	}
-	for (unsigned r = 0; r < q->nregion; r++) {
-		const char *name = name_at(q, q->region[r].name);
-		if (!name)
-			name = "?";
-		if (sep) {
-			csv_row(out, sep, "region", name, "", q->region[r].insns, "instructions");
-			event_rows(out, sep, "region", name, "", ev, ne, q->region[r].ev);
-			continue;
-		}
-		fprintf(out, "  %-24s %10llu %18llu", name, (unsigned long long)q->region[r].entries,
-			(unsigned long long)q->region[r].insns);
-		event_cells(out, ev, ne, q->region[r].ev);
-	}
-	report_region_notes(q, sep, out);
-	report_threads(q, ev, nev, sep, out);
-	size_t n = dpmu_qemu_symbols(b, NULL, 0);
-	struct dpmu_qemu_symbol *v = n ? malloc(n * sizeof *v) : NULL;
-	if (v) {
-		dpmu_qemu_symbols(b, v, n);
-		if (!sep)
-			fprintf(out, "\n Per function (by core cycles):\n\n  %14s %14s %6s %12s "
-				     "%12s %12s  %s\n",
-				"cycles", "instructions", "IPC", "loads", "stores", "branches", "function");
-		/* the table stays readable: the 40 costliest, the rest summed */
-		size_t shown = sep || n <= 40 ? n : 40;
-		for (size_t i = 0; i < shown; i++) {
-			if (sep)
-				fprintf(out, "symbol%s%s%s%llu%s%llu%s%llu%s%llu%s%llu\n", sep, v[i].name,
-					sep, (unsigned long long)v[i].cycles, sep,
-					(unsigned long long)v[i].insns, sep,
-					(unsigned long long)v[i].loads, sep,
-					(unsigned long long)v[i].stores, sep,
-					(unsigned long long)v[i].branches);
-			else
-				fprintf(out, "  %14llu %14llu %6.2f %12llu %12llu %12llu  %s\n",
-					(unsigned long long)v[i].cycles, (unsigned long long)v[i].insns,
-					v[i].cycles ? (double)v[i].insns / (double)v[i].cycles : 0.0,
-					(unsigned long long)v[i].loads, (unsigned long long)v[i].stores,
-					(unsigned long long)v[i].branches, v[i].name);
-		}
-		if (shown < n) {
-			uint64_t cy = 0, in = 0;
-			for (size_t i = shown; i < n; i++) {
-				cy += v[i].cycles;
-				in += v[i].insns;
-			}
-			fprintf(out, "  %14llu %14llu %6s %12s %12s %12s  (%zu more functions)\n",
-				(unsigned long long)cy, (unsigned long long)in, "", "", "", "", n - shown);
-		}
-		free(v);
-	}
-	unsigned forks = atomic_load_explicit(&q->shm->forks, memory_order_relaxed);
-	if (forks)
-		fprintf(out, "\n the program forked %u process%s: the counts are its own process's, "
-			     "without what %s ran (docs/frontend.md \"Limits\")\n",
-			forks, forks == 1 ? "" : "es", forks == 1 ? "that child" : "those children");
-	if (q->exited && WIFSIGNALED(q->status)) {
-		int sig = WTERMSIG(q->status);
-		fprintf(out, "\n the program was killed by signal %d (SIG%s: %s); the counts are up "
-			     "to that point\n",
-			sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", strsignal(sig));
-	}
 }

@@ -245,6 +245,17 @@ static uint32_t intern_locked(const void *key, const char *s, bool by_content)
 	return 0; /* table full: the name is reported as unknown */
 }
 
+/* n bytes of guest memory at addr into buf, read through the kernel: a
+ * bad pointer (the call then fails with EFAULT) must not fault qemu here. */
+static bool guest_read(uint64_t addr, void *buf, size_t n)
+{
+	if (!pl.have_base || !addr)
+		return false;
+	struct iovec to = {buf, n};
+	struct iovec from = {(void *)(pl.guest_base + (uintptr_t)addr), n};
+	return process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
+}
+
 static uint32_t insn_enc(const struct qemu_plugin_insn *insn)
 {
 	uint32_t enc = 0;
@@ -289,7 +300,14 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		dpmu_iclass_decode(enc, &c);
 		if (c.mem != DPMU_ICLASS_MEM_NONE) {
 			uint32_t ud = (uint32_t)i;
-			if ((enc & DPMU_MARKER_LOAD_MASK) == DPMU_MARKER_LOAD_INSN && i > 0) {
+			/* a marker's load that starts the block: its magic
+			 * ended the one before (qemu ends a block at a page's
+			 * end), and falls through to it (a jump cannot land
+			 * inside the marker's asm statement) */
+			if ((enc & DPMU_MARKER_LOAD_MASK) == DPMU_MARKER_LOAD_INSN && i == 0 &&
+			    !guest_read(qemu_plugin_insn_vaddr(insn) - 4, &prev_enc, sizeof prev_enc))
+				prev_enc = 0;
+			if ((enc & DPMU_MARKER_LOAD_MASK) == DPMU_MARKER_LOAD_INSN) {
 				if (prev_enc == DPMU_MARKER_BEGIN_INSN)
 					ud |= UD_MARK_BEGIN;
 				else if (prev_enc == DPMU_MARKER_END_INSN)
@@ -398,17 +416,6 @@ static bool futex_paired_wait(int64_t op)
 #ifndef CLONE_CHILD_CLEARTID
 #define CLONE_CHILD_CLEARTID 0x00200000
 #endif
-
-/* n bytes of guest memory at addr into buf, read through the kernel: a
- * bad pointer (the call then fails with EFAULT) must not fault qemu here. */
-static bool guest_read(uint64_t addr, void *buf, size_t n)
-{
-	if (!pl.have_base || !addr)
-		return false;
-	struct iovec to = {buf, n};
-	struct iovec from = {(void *)(pl.guest_base + (uintptr_t)addr), n};
-	return process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
-}
 
 /* The futex a clone or clone3 call's new thread has woken at its end: the
  * child_tid argument (clone's fifth; clone3's struct clone_args, whose

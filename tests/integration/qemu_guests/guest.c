@@ -9,6 +9,9 @@
  *                "left" and a later one (given its index) in none; an end of
  *                "stray" alone; "open" entered, never left; and 70 names
  *                entered and left in turn (beyond 64 regions)
+ *   pagemarker   region "split" entered by a marker whose two instructions
+ *                lie on two pages (qemu ends a block at a page's end), and
+ *                left by a plain one
  *   workers K N  K threads released together by a barrier, each running N
  *                iterations of work(), joined
  *   handoff N M  a thread waiting at a barrier while main runs N iterations
@@ -108,6 +111,22 @@ static void *pipe_reader(void *arg)
 	while (read(pipe_fd[0], &c, 1) == 1)
 		got++;
 	return (void *)(intptr_t)got;
+}
+
+/* DPMU_REGION_BEGIN(name) with its magic the last instruction of a page
+ * and its load the first of the next: the nops fill the page from its
+ * start (the branch skips the alignment's padding). */
+__attribute__((noinline)) static void page_split_begin(const char *name)
+{
+#if defined(__aarch64__)
+	__asm__ __volatile__("b 1f\n\t.p2align 12\n1:\n\t.rept 1023\n\tnop\n\t.endr\n\t"
+			     "orr x3, x3, x3\n\tldrb wzr, [%0]"
+			     :
+			     : "r"(name)
+			     : "memory");
+#else
+	(void)name;
+#endif
 }
 
 static void *outside(void *arg)
@@ -297,6 +316,12 @@ int main(int argc, char **argv)
 			DPMU_REGION_BEGIN(name);
 			DPMU_REGION_END(name);
 		}
+		return 0;
+	}
+	if (!strcmp(mode, "pagemarker")) {
+		page_split_begin("split");
+		sink = work(1000);
+		DPMU_REGION_END("split");
 		return 0;
 	}
 	if (!strcmp(mode, "handoff")) {

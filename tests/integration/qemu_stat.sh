@@ -428,6 +428,30 @@ t=$(awk -F, '$1 == "cpu0" && $4 == "CPU_CYCLES" { print $5 }' "$T/ap.csv")
 [ -n "$t" ] && [ "$t" -lt 1000000 ] && grep -q ' 0 sleeps ' "$T/ap" &&
 	pass "absolute_sleep_past_its_time_returns_at_once ($t ns)" ||
 	fail "absolute_sleep_past_its_time_returns_at_once: $t ns, $(grep -o '[0-9]* sleeps[^;]*' "$T/ap")"
+# a sleep on a clock the kernel does not sleep on returns at once, whatever
+# its length: CLOCK_MONOTONIC_RAW (4) has no sleep (EOPNOTSUPP, 95), so
+# `clocksleeps 3 20000 4` takes its work's time and no sleep. The alarm
+# clock CLOCK_BOOTTIME_ALARM (9) sleeps only with an RTC and CAP_WAKE_ALARM:
+# its 60 ms are counted when the guest's calls succeeded, and none when they
+# failed. Before, both counted 60 ms of sleep that did not happen.
+"$DYNPMU" stat -v -A -x, -e CPU_CYCLES -o "$T/cr.csv" -- "$G/guest" clocksleeps 3 20000 4 \
+	>"$T/cro" 2>"$T/cr"
+t=$(awk -F, '$1 == "cpu0" && $4 == "CPU_CYCLES" { print $5 }' "$T/cr.csv")
+grep -qx 'clock_nanosleep: 95' "$T/cro" && [ -n "$t" ] && [ "$t" -lt 1000000 ] &&
+	grep -q ' 0 sleeps ' "$T/cr" &&
+	pass "sleep_on_a_clock_without_sleep_returns_at_once ($t ns)" ||
+	fail "sleep_on_a_clock_without_sleep_returns_at_once: $(cat "$T/cro"), $t ns, $(grep -o '[0-9]* sleeps[^;]*' "$T/cr")"
+"$DYNPMU" stat -v -A -x, -e CPU_CYCLES -o "$T/ca.csv" -- "$G/guest" clocksleeps 3 20000 9 \
+	>"$T/cao" 2>"$T/ca"
+t=$(awk -F, '$1 == "cpu0" && $4 == "CPU_CYCLES" { print $5 }' "$T/ca.csv")
+if grep -qx 'clock_nanosleep: 0' "$T/cao"; then
+	[ -n "$t" ] && [ "$t" -ge 60000000 ] && grep -q ' 3 sleeps ' "$T/ca"
+else
+	grep -q '^clock_nanosleep: [1-9]' "$T/cao" && [ -n "$t" ] && [ "$t" -lt 1000000 ] &&
+		grep -q ' 0 sleeps ' "$T/ca"
+fi &&
+	pass "alarm_clock_sleep_counts_as_the_call_went ($(cat "$T/cao"), $t ns)" ||
+	fail "alarm_clock_sleep_counts_as_the_call_went: $(cat "$T/cao"), $t ns, $(grep -o '[0-9]* sleeps[^;]*' "$T/ca")"
 
 # 11h. a read of a pipe goes on no earlier than the write of the last byte
 # it read, in simulated time: `pipesync 20` (main writes a byte after each

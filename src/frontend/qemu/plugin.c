@@ -497,10 +497,10 @@ static int pipe_of(int64_t num, uint64_t fd, bool *write)
 #define SYS_CLOCK_NANOSLEEP 115
 #define TIMER_ABSTIME_FLAG 1u
 
-/* The clocks an absolute sleep can name (include/uapi/linux/time.h's
+/* The clocks whose sleep lasts its length (include/uapi/linux/time.h's
  * numbers, the same for aarch64 and the host): REALTIME, MONOTONIC,
- * BOOTTIME, REALTIME_ALARM, BOOTTIME_ALARM, TAI. Others (the CPU-time
- * clocks) are left to the call, as a sleep of unknown length. */
+ * BOOTTIME, REALTIME_ALARM, BOOTTIME_ALARM, TAI. A sleep on a CPU-time
+ * clock is left to the call, as a sleep of unknown length. */
 static const uint64_t sleep_clocks[] = {0, 1, 7, 8, 9, 11};
 
 static bool in_table(const uint64_t *t, size_t n, uint64_t v)
@@ -509,6 +509,34 @@ static bool in_table(const uint64_t *t, size_t n, uint64_t v)
 		if (t[i] == v)
 			return true;
 	return false;
+}
+
+/* Whether the host kernel sleeps on clock c at all, asked once per clock
+ * (qemu-user hands the guest's clock_nanosleep to the host with its clock
+ * as it is): an absolute sleep until 0, a time every clock has passed,
+ * returns at once, with an error where the call always fails. The alarm
+ * clocks need an RTC and CAP_WAKE_ALARM (EOPNOTSUPP, EPERM); MONOTONIC_RAW
+ * and the COARSE clocks have no sleep (EOPNOTSUPP); THREAD_CPUTIME is
+ * refused (EINVAL). A sleep on such a clock returns at once, whatever its
+ * length. Clocks beyond the table (the dynamic ones, negative) are not
+ * asked: false, and their sleeps stay unknown. */
+#define SLEEP_CLOCKS_ASKED 16u
+static _Atomic int8_t clock_sleeps[SLEEP_CLOCKS_ASKED]; /* 0: not asked, 1: sleeps, -1: fails */
+
+static int clock_sleeps_on(uint64_t c)
+{
+	if (c >= SLEEP_CLOCKS_ASKED)
+		return 0;
+	int8_t k = atomic_load_explicit(&clock_sleeps[c], memory_order_relaxed);
+	if (!k) {
+		const struct timespec past = {0, 0};
+		int r = clock_nanosleep((clockid_t)c, TIMER_ABSTIME, &past, NULL);
+		if (r == EINTR)
+			return 1; /* no answer: taken as one that sleeps, not kept */
+		k = r ? -1 : 1;
+		atomic_store_explicit(&clock_sleeps[c], k, memory_order_relaxed);
+	}
+	return k;
 }
 
 static uint64_t timespec_ns(const int64_t ts[2])
@@ -520,10 +548,10 @@ static uint64_t timespec_ns(const int64_t ts[2])
 }
 
 /* What a sleep call does: SLEEP_UNKNOWN if it is none or its length
- * cannot be known here (a CPU-time clock's absolute sleep, a timespec that
- * cannot be read), SLEEP_AT_ONCE if it returns at once (an invalid
- * timespec: EINVAL; an absolute time that has passed), else SLEEP_FOR with
- * its length in *ns. */
+ * cannot be known here (a CPU-time clock's sleep, a timespec that cannot
+ * be read), SLEEP_AT_ONCE if it returns at once (a clock the host does not
+ * sleep on, an invalid timespec: EINVAL; an absolute time that has
+ * passed), else SLEEP_FOR with its length in *ns. */
 enum sleep_kind { SLEEP_UNKNOWN, SLEEP_AT_ONCE, SLEEP_FOR };
 
 static enum sleep_kind sleep_of(int64_t num, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t *ns)
@@ -535,7 +563,13 @@ static enum sleep_kind sleep_of(int64_t num, uint64_t a1, uint64_t a2, uint64_t 
 	else if (num == SYS_CLOCK_NANOSLEEP) {
 		req = a3;
 		absolute = a2 & TIMER_ABSTIME_FLAG;
-		if (absolute && !in_table(sleep_clocks, sizeof sleep_clocks / sizeof sleep_clocks[0], a1))
+		int sleeps = clock_sleeps_on(a1);
+		if (sleeps < 0)
+			return SLEEP_AT_ONCE; /* the call fails */
+		/* a CPU-time clock's sleep, relative or absolute, lasts
+		 * until the CPU time is used: unknown here */
+		if (!sleeps ||
+		    !in_table(sleep_clocks, sizeof sleep_clocks / sizeof sleep_clocks[0], a1))
 			return SLEEP_UNKNOWN;
 	} else
 		return SLEEP_UNKNOWN;

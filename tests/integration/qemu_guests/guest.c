@@ -39,6 +39,9 @@
  *                a sleep of US microseconds each, joined by main
  *   abssleeps K US  the same rounds, each one ending at an absolute time of
  *                CLOCK_MONOTONIC US microseconds after the last
+ *   clocksleeps K US C  the same rounds, each a relative clock_nanosleep of
+ *                US microseconds on clock C (a number); prints the last
+ *                call's result ("clock_nanosleep: 0" or its error's number)
  *   work N       N iterations of work() (for --by-symbol and determinism) */
 #include <ctype.h>
 #include <errno.h>
@@ -159,13 +162,19 @@ static void *worker(void *arg)
 static _Atomic int spinning;
 
 static long sleep_rounds, sleep_us;
+static int sleep_clock = -1, sleep_result; /* -1: usleep */
 
 static void *sleeper(void *arg)
 {
 	(void)arg;
 	for (long i = 0; i < sleep_rounds; i++) {
 		sink = work(2000);
-		usleep((useconds_t)sleep_us);
+		if (sleep_clock < 0) {
+			usleep((useconds_t)sleep_us);
+			continue;
+		}
+		struct timespec d = {sleep_us / 1000000, sleep_us % 1000000 * 1000};
+		sleep_result = clock_nanosleep((clockid_t)sleep_clock, 0, &d, NULL);
 	}
 	return NULL;
 }
@@ -399,12 +408,16 @@ int main(int argc, char **argv)
 		printf("%d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return 0;
 	}
-	if (!strcmp(mode, "sleeps") || !strcmp(mode, "abssleeps")) {
+	if (!strcmp(mode, "sleeps") || !strcmp(mode, "abssleeps") || !strcmp(mode, "clocksleeps")) {
 		sleep_rounds = n;
 		sleep_us = argc > 3 ? atol(argv[3]) : 100;
+		if (mode[0] == 'c')
+			sleep_clock = argc > 4 ? atoi(argv[4]) : CLOCK_MONOTONIC;
 		pthread_t t;
 		pthread_create(&t, NULL, mode[0] == 'a' ? abs_sleeper : sleeper, NULL);
 		pthread_join(t, NULL);
+		if (sleep_clock >= 0)
+			printf("clock_nanosleep: %d\n", sleep_result);
 		return 0;
 	}
 	if (!strcmp(mode, "pipesync")) {

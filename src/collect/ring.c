@@ -317,6 +317,18 @@ static uint64_t ring_avail(struct dpmu_ring *r)
 	return cp->cached_head - t;
 }
 
+/* Consumer: ask early for the slot of position pos, which comes from the
+ * producer's cache, but only once it is published: a slot past head is one
+ * the producer is filling or about to fill, and a read of it would take
+ * the line from the producer mid-fill, whose next store then waits for the
+ * line to come back (a ping-pong once per record while the consumer keeps
+ * up). */
+static inline void ring_prefetch_read(struct dpmu_ring *r, uint64_t pos)
+{
+	if (pos < r->cp.cached_head)
+		__builtin_prefetch(&ring_slots(r)[pos & r->mask], 0);
+}
+
 /* Consumer: publish the counters, then the tail. */
 static void ring_consumed(struct dpmu_ring *r)
 {
@@ -346,9 +358,7 @@ size_t dpmu_ring_peek(struct dpmu_ring *r, const struct dpmu_record **recs, size
 		 * tail past them, so the stamp checked here is the record read. */
 		size_t k = 0;
 		while (k < n) {
-			/* the lines ahead come from the producer's cache: ask
-			 * early, as pop does */
-			__builtin_prefetch(&ring_slots(r)[(t + k + DPMU_RING_PREFETCH) & r->mask], 0);
+			ring_prefetch_read(r, t + k + DPMU_RING_PREFETCH);
 			if (s[k].seq != t + k + 1)
 				break;
 			k++;
@@ -388,7 +398,7 @@ size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
 		n = max;
 	size_t k = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		__builtin_prefetch(&ring_slots(r)[(t + i + DPMU_RING_PREFETCH) & r->mask], 0);
+		ring_prefetch_read(r, t + i + DPMU_RING_PREFETCH);
 		out[k] = ring_slots(r)[(t + i) & r->mask];
 		if (out[k].seq == t + i + 1)
 			k++;

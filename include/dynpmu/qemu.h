@@ -54,6 +54,11 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 #define DPMU_QEMU_VERSION 6u
 #define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
 #define DPMU_QEMU_RING_SLOTS 4096u
+/* Records per publication of a ring's head. The consumer polls head, so
+ * each publication moves head's line to the consumer and the next one
+ * waits for it back: at 8 that trip came every 48 words. A system call,
+ * a full ring and the program's end publish at once whatever the batch. */
+#define DPMU_QEMU_RING_BATCH 64u
 #define DPMU_QEMU_MAX_BLOCKS (1u << 20)   /* translated blocks in one run */
 #define DPMU_QEMU_MAX_CODE (1u << 23)     /* translated instructions in one run */
 #define DPMU_QEMU_STR_BYTES (1u << 22)    /* symbol and region names */

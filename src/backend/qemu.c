@@ -92,7 +92,8 @@ static int shm_create(struct qemu_be *q, struct dpmu_err *err)
 		 * left to be touched by the vCPUs that use them. */
 		int rc = dpmu_ring_init_in_zeroed((char *)q->shm_base + h->ring_off +
 							  i * h->ring_stride,
-						  h->ring_stride, i, DPMU_QEMU_RING_SLOTS, 8,
+						  h->ring_stride, i, DPMU_QEMU_RING_SLOTS,
+						  DPMU_QEMU_RING_BATCH,
 						  DPMU_RING_LOSSLESS, NULL, &r, err);
 		if (rc)
 			return rc;

@@ -211,6 +211,13 @@ size_t dpmu_ring_pop(struct dpmu_ring *ring, struct dpmu_record *out, size_t max
  * Nothing else may happen on the consumer side between the two. */
 size_t dpmu_ring_peek(struct dpmu_ring *ring, const struct dpmu_record **recs, size_t max);
 void dpmu_ring_release(struct dpmu_ring *ring, size_t n);
+/* Hand every published position back to the producer unread and count it
+ * collected; returns how many. For a consumer that measures what the
+ * transfer costs the producer: the slots' lines stay in the producer's
+ * cache. No stamp is read, so a stale line (which peek and pop count
+ * mismatched) counts collected here: use it only where the records do not
+ * matter. */
+size_t dpmu_ring_discard(struct dpmu_ring *ring);
 
 /* Consumer side: the retirement handshake (seed 002 "Unified COND nonce").
  * request reads the producer's retained COND, picks the nonce that differs

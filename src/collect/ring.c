@@ -387,6 +387,18 @@ void dpmu_ring_release(struct dpmu_ring *r, size_t n)
 	ring_consumed(r);
 }
 
+size_t dpmu_ring_discard(struct dpmu_ring *r)
+{
+	struct dpmu_ring_cons_priv *cp = &r->cp;
+	uint64_t n = ring_avail(r);
+	if (!n)
+		return 0;
+	cp->tail += n;
+	cp->collected += n;
+	ring_consumed(r);
+	return (size_t)n;
+}
+
 size_t dpmu_ring_pop(struct dpmu_ring *r, struct dpmu_record *out, size_t max)
 {
 	struct dpmu_ring_cons_priv *cp = &r->cp;

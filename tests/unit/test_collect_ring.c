@@ -182,6 +182,37 @@ static void test_claim_commit_in_place(void **state)
 	dpmu_ring_destroy(r);
 }
 
+/* discard hands back exactly what is published, counted collected, so a
+ * full lossless ring takes records again; unpublished staging stays. */
+static void test_discard_takes_what_is_published(void **state)
+{
+	(void)state;
+	struct dpmu_ring *r = mk(8, 4, DPMU_RING_LOSSLESS);
+	struct dpmu_record rec = {0};
+	assert_int_equal(dpmu_ring_discard(r), 0);
+	for (uint64_t i = 0; i < 6; i++)
+		assert_int_equal(dpmu_ring_push(r, &rec), 0);
+	/* batch 4: positions 0..3 are published, 4 and 5 only staged */
+	assert_int_equal(dpmu_ring_discard(r), 4);
+	assert_int_equal(r->cons.tail, 4);
+	struct dpmu_ring_stats st;
+	dpmu_ring_stats(r, &st);
+	assert_int_equal(st.collected, 4);
+	assert_int_equal(dpmu_ring_flush(r), 0);
+	for (uint64_t i = 6; i < 12; i++) /* room for 6 more only after the discard */
+		assert_int_equal(dpmu_ring_push(r, &rec), 0);
+	assert_int_equal(dpmu_ring_flush(r), 0);
+	assert_int_equal(dpmu_ring_discard(r), 8);
+	assert_int_equal(dpmu_ring_discard(r), 0);
+	const struct dpmu_record *p;
+	assert_int_equal(dpmu_ring_peek(r, &p, 8), 0);
+	dpmu_ring_stats(r, &st);
+	assert_int_equal(st.collected, 12);
+	assert_int_equal(st.in_flight, 0);
+	assert_balanced(r);
+	dpmu_ring_destroy(r);
+}
+
 /* peek hands out the published records in place, contiguous up to the
  * ring's end; release gives the first n back and counts them. */
 static void test_peek_release_in_place(void **state)
@@ -345,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_claim_commit_in_place),
 		cmocka_unit_test(test_lossless_waits_when_full),
 		cmocka_unit_test(test_peek_release_in_place),
+		cmocka_unit_test(test_discard_takes_what_is_published),
 		cmocka_unit_test(test_peek_passes_by_mismatch),
 		cmocka_unit_test(test_lossless_peek_against_producer),
 	};

@@ -2,7 +2,9 @@
 # Guest MIPS of the full model (dynpmu stat -- PROGRAM: plugin, rings,
 # engine, model, driver, monitor) on a compression workload, against bare
 # qemu-aarch64 and against cachegrind (cache + branch simulation) on the
-# native build doing the same work, in one run. Prints one JSON object per
+# native build doing the same work, in one run; and, to show where dynpmu's
+# time goes, the same run with the records not modelled (DPMU_QEMU_DRAIN,
+# docs/frontend.md). Prints one JSON object per
 # measurement; never fails on a time.
 #
 # The workloads: bench/frontend_compress.c (a small LZ77 compressor, static),
@@ -40,6 +42,13 @@ row() { # workload runner insns seconds
 	printf '{"bench":"frontend_mips","workload":"%s","runner":"%s","input_mb":%s,"insns":%s,"seconds":%.3f,"mips":%s}\n' \
 		"$1" "$2" "$MB" "$3" "$4" "$(mips "$3" "$4")"
 }
+# unmodelled DRAIN STAT_ARGS GUEST: seconds of dynpmu stat with DPMU_QEMU_DRAIN
+unmodelled() {
+	t0=$(now)
+	DPMU_QEMU_DRAIN=$1 DPMU_PLUGIN=$B/libdpmu_qemu.so "$B/dynpmu" stat -x, -o /dev/null $2 -- $3 <"$T/input" >/dev/null 2>"$T/drain.err"
+	t1=$(now)
+	el "$t0" "$t1"
+}
 # measure NAME QEMU_ARGS STAT_ARGS GUEST NATIVE: the three runners on one workload
 measure() {
 	name=$1 qargs=$2 sargs=$3 guest=$4 native=$5
@@ -51,11 +60,18 @@ measure() {
 	t0=$(now); DPMU_PLUGIN=$B/libdpmu_qemu.so "$B/dynpmu" stat -x, -o "$T/stat.csv" $sargs -- $guest <"$T/input" >/dev/null; t1=$(now)
 	d=$(el "$t0" "$t1")
 	DI=$(awk -F, '$3 == "INST_RETIRED" { print $1 }' "$T/stat.csv")
+	# where the time goes: the same run with the records read and dropped
+	# (plugin, rings, the transfer between cores), and dropped unread
+	# (plugin and ring stores only: the slots stay in qemu's cache)
+	dr=$(unmodelled read "$sargs" "$guest")
+	dd=$(unmodelled discard "$sargs" "$guest")
 	t0=$(now); valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --cachegrind-out-file="$T/cg.out" $native <"$T/input" >/dev/null 2>"$T/cg.err"; t1=$(now)
 	c=$(el "$t0" "$t1")
 	CI=$(awk '/I *refs:/ { gsub(",", "", $4); print $4; exit }' "$T/cg.err")
 	row "$name" "qemu-aarch64 (bare)" "$N" "$q"
 	row "$name" "dynpmu stat -- (full model)" "$DI" "$d"
+	row "$name" "dynpmu stat -- (records read, not modelled)" "$N" "$dr"
+	row "$name" "dynpmu stat -- (records dropped unread)" "$N" "$dd"
 	row "$name" "cachegrind cache+branch sim (native x86-64)" "$CI" "$c"
 }
 measure lz77 "" "" "$T/lz-a64" "$T/lz-x86"

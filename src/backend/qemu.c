@@ -1331,10 +1331,43 @@ static size_t schedule(struct qemu_be *q)
 	return turns;
 }
 
+/* DPMU_QEMU_DRAIN=read|discard: take what the rings hold without modelling
+ * it; returns the records taken. read touches every word as collect()
+ * does, so its cost is the transfer's and the reading's; discard touches
+ * none, so the slots' lines stay in the producer's cache. */
+static size_t collect_unmodelled(struct qemu_be *q)
+{
+	size_t total = 0;
+	unsigned nv = nvcpus(q);
+	for (unsigned i = 0; i < nv; i++) {
+		struct dpmu_ring *ring = ring_of(q, i);
+		if (q->drain == QEMU_DRAIN_DISCARD) {
+			total += dpmu_ring_discard(ring);
+			continue;
+		}
+		const struct dpmu_record *rec;
+		size_t n;
+		uint64_t sum = q->drain_sink;
+		while ((n = dpmu_ring_peek(ring, &rec, 64)) > 0) {
+			for (size_t r = 0; r < n; r++) {
+				sum += rec[r].time;
+				for (size_t k = 0; k < DPMU_QEMU_WORDS - 1; k++)
+					sum += rec[r].val[k];
+			}
+			dpmu_ring_release(ring, n);
+			total += n;
+		}
+		q->drain_sink = sum; /* kept, so the reads are not optimised away */
+	}
+	return total;
+}
+
 /* Take what the rings hold and run what is due; returns whether anything
  * happened. */
 static size_t drain(struct qemu_be *q)
 {
+	if (q->drain != QEMU_DRAIN_MODEL)
+		return collect_unmodelled(q);
 	size_t got = collect(q);
 	q->last_got = got;
 	return schedule(q) + got;
@@ -1755,6 +1788,30 @@ static int parse_quantum(const char *s, uint64_t *out, struct dpmu_err *err)
 	return 0;
 }
 
+/* DPMU_QEMU_DRAIN: what becomes of the records, for measurements of where
+ * the time goes (docs/benchmarks.md). Unset, empty or model: modelled. */
+static int parse_drain(const char *s, enum qemu_drain *out, struct dpmu_err *err)
+{
+	*out = QEMU_DRAIN_MODEL;
+	if (!s || !*s || !strcmp(s, "model"))
+		return 0;
+	if (!strcmp(s, "read"))
+		*out = QEMU_DRAIN_READ;
+	else if (!strcmp(s, "discard"))
+		*out = QEMU_DRAIN_DISCARD;
+	else
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "DPMU_QEMU_DRAIN='%s': not a drain (give model, the default, "
+				    "or read or discard)",
+				    s);
+	/* the report that follows counts nothing of the program's */
+	fprintf(stderr,
+		"dynpmu: DPMU_QEMU_DRAIN=%s: the records are %s, not modelled; the counts "
+		"below are not the program's\n",
+		s, *out == QEMU_DRAIN_READ ? "read and dropped" : "dropped unread");
+	return 0;
+}
+
 int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **out,
 		     struct dpmu_err *err)
 {
@@ -1773,6 +1830,8 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	q->per_thread = opt->per_thread;
 	q->stdout_fd = opt->stdout_fd;
 	int rc = parse_quantum(getenv("DPMU_QEMU_QUANTUM"), &q->quantum, err);
+	if (!rc)
+		rc = parse_drain(getenv("DPMU_QEMU_DRAIN"), &q->drain, err);
 	if (rc) {
 		qemu_destroy(&q->b);
 		return rc;

@@ -159,6 +159,12 @@ struct wqueue {
 	size_t head, tail, cap;
 };
 
+/* What the backend does with the records it takes (DPMU_QEMU_DRAIN): model
+ * them, the run; or, to measure what the front end and the transfer cost
+ * without the model, read every word and drop it, or hand the slots back
+ * unread. */
+enum qemu_drain { QEMU_DRAIN_MODEL, QEMU_DRAIN_READ, QEMU_DRAIN_DISCARD };
+
 struct qemu_be {
 	struct dpmu_backend b; /* first: the monitor's view */
 	struct dpmu_profile *profile;
@@ -260,6 +266,8 @@ struct qemu_be {
 	uint8_t order[DPMU_QEMU_MAX_VCPUS];
 	unsigned first, norder;
 	uint64_t quantum;                   /* instructions a vCPU runs per turn (at least a block) */
+	enum qemu_drain drain;              /* what becomes of the records (DPMU_QEMU_DRAIN) */
+	uint64_t drain_sink;                /* QEMU_DRAIN_READ: every word read ends here */
 	uint64_t period_ns, next_ns, since_check;
 	struct dpmu_backend_irq_cache irq; /* the interrupt lines, asked at every check */
 };

@@ -127,6 +127,25 @@ DPMU_QEMU_QUANTUM=16 "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/q.csv" -- "$G/cou
 n=$(csv "$T/q.csv" INST_RETIRED)
 [ $rc -eq 0 ] && [ "$n" = 2004 ] && pass "valid_DPMU_QEMU_QUANTUM_runs (2004)" ||
 	fail "valid_DPMU_QEMU_QUANTUM_runs: rc $rc, $n"
+# DPMU_QEMU_DRAIN measures the front end without the model: a bad value is
+# refused naming it; read and discard run the program (its output, its exit
+# status, a threaded one to its end), say the counts are not the program's,
+# and count nothing
+for dv in modelled READ " read" discardx; do
+	expect_err "bad_DPMU_QEMU_DRAIN_'$dv'_is_refused_naming_it" "DPMU_QEMU_DRAIN='$dv'" \
+		env DPMU_QEMU_DRAIN="$dv" "$DYNPMU" stat -e INST_RETIRED -- "$G/count"
+done
+for dv in read discard; do
+	out=$(printf 'abc xyz\n' | DPMU_QEMU_DRAIN=$dv "$DYNPMU" stat -x, -e INST_RETIRED \
+		-o "$T/d.csv" -- "$G/guest" upper 2>"$T/e"); rc=$?
+	n=$(csv "$T/d.csv" INST_RETIRED)
+	DPMU_QEMU_DRAIN=$dv "$DYNPMU" stat -x, -e INST_RETIRED -o /dev/null -- "$G/guest" threads \
+		>/dev/null 2>/dev/null; rct=$?
+	[ "$out" = "ABC XYZ" ] && [ $rc -eq 3 ] && [ $rct -eq 0 ] && [ "$n" = 0 ] &&
+		grep -q "DPMU_QEMU_DRAIN=$dv: .*not the program's" "$T/e" &&
+		pass "DPMU_QEMU_DRAIN=${dv}_runs_the_program_and_models_nothing" ||
+		fail "DPMU_QEMU_DRAIN=${dv}_runs_the_program_and_models_nothing: out '$out' rc $rc/$rct n $n $(cat "$T/e")"
+done
 
 # 6. a crashing guest: its signal, and the counts up to that point
 "$DYNPMU" stat -x, -e INST_RETIRED -o "$T/crash.csv" -- "$G/guest" crash 2>"$T/e" >/dev/null; rc=$?

@@ -336,7 +336,7 @@ static double run_memcpy(uint64_t total)
 
 int main(int argc, char **argv)
 {
-	uint64_t total = argc > 1 ? strtoull(argv[1], NULL, 10) : 4000000;
+	uint64_t total = bench_count_arg(argc, argv, "bench_collect", "records", 4000000);
 	/* 1, 2 and 4 producers where the scheduler puts them, then one producer
 	 * on CPU 0 and the consumer on CPU 1 (the collector's own case). */
 	const unsigned counts[] = {1, 2, 4, 1};

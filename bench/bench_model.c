@@ -62,7 +62,7 @@ static void measure(struct dpmu_model *m, unsigned ncores, uint64_t batch, uint6
 
 int main(int argc, char **argv)
 {
-	uint64_t calls = argc > 1 ? strtoull(argv[1], NULL, 0) : 20000000ull;
+	uint64_t calls = bench_count_arg(argc, argv, "bench_model", "calls", 20000000ull);
 	struct dpmu_err err;
 	struct dpmu_profile *p = NULL;
 	struct dpmu_model *m = NULL;

@@ -121,9 +121,7 @@ static void bench_replay(const char *path, const char *form, unsigned long n)
 
 int main(int argc, char **argv)
 {
-	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 2000000ul;
-	if (n == 0)
-		n = 2000000ul;
+	unsigned long n = (unsigned long)bench_count_arg(argc, argv, "bench_trace", "records", 2000000ul);
 	char dir[] = "/tmp/bench-trace-XXXXXX";
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");

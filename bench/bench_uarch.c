@@ -92,11 +92,7 @@ static int run(const struct dpmu_profile *p, const char *mix, uint64_t span, uns
 
 int main(int argc, char **argv)
 {
-	uint64_t accesses = argc > 1 ? strtoull(argv[1], NULL, 0) : 4000000;
-	if (accesses == 0) {
-		fprintf(stderr, "bench_uarch: '%s' is not a positive access count\n", argv[1]);
-		return 2;
-	}
+	uint64_t accesses = bench_count_arg(argc, argv, "bench_uarch", "accesses", 4000000);
 	struct dpmu_err err;
 	struct dpmu_profile *p = NULL;
 	if (dpmu_profile_load(DPMU_PROFILE_DEFAULT, &p, &err)) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,7 @@ int dpmu_jc_object(struct dpmu_jc *j, const json_t *v, const char *const *allowe
 static int member(struct dpmu_jc *j, const json_t *obj, const char *key, bool required,
 		  json_t **v, size_t *mark)
 {
+	*mark = SIZE_MAX; /* no key pushed: dpmu_jc_pop leaves the path */
 	*v = json_object_get(obj, key);
 	if (!*v) {
 		if (required)

@@ -927,6 +927,8 @@ struct dpmu_ublock {
 	 * that reads its outcome from the copy: copy_branch, else NULL. */
 	bool first_op;
 	uint8_t tail;
+	/* no steps and a conditional tail: run_block_plain's, most blocks */
+	bool plain;
 	uint64_t tail_pc, fall;
 	struct dpmu_insn *copy_branch;
 	/* Executions on `owner` whose class events are not yet in its pend[]
@@ -1003,6 +1005,7 @@ static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
 			b->step[b->nstep++] = st & ~STEP_SOME;
 	}
 	b->step[b->nstep] = STEP_END;
+	b->plain = b->nstep == 0 && (b->tail & TAIL_COND);
 }
 
 static __attribute__((noinline, cold)) void ublock_replan(struct dpmu_ublock *b, uint32_t shift)
@@ -1224,10 +1227,44 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
  * Exported for the qemu backend's decoder, which holds each vCPU's core
  * handle and skips dpmu_uarch_run_block's checks (4 % of its host
  * instructions on LZ77). */
-__attribute__((noinline)) void dpmu_uarch_run_block_on(struct dpmu_uarch *u,
-							struct dpmu_ucore *c,
-							struct dpmu_ublock *b,
-							const uint64_t *addr, uint64_t next_pc)
+static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
+						       struct dpmu_ucore *c,
+						       struct dpmu_ublock *b,
+						       const uint64_t *addr, uint64_t next_pc);
+
+/* Most blocks are plain (no steps, a conditional tail) and run where the
+ * last fetch left off, owned by the core that runs them, with no delivery
+ * point at their end: then all run_block_steps does is the tail's
+ * prediction and the clock, here with no call, so with no frame (the
+ * others go on to run_block_steps, a tail call). */
+void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			     const uint64_t *addr, uint64_t next_pc)
+{
+	const uint32_t n = b->n;
+	const uint32_t shift = c->l1i.set.shift;
+	/* fetch_line returns 0 for both fetches: both in the last line */
+	if (b->plain && n < c->batch_left && b->owner == c && b->line_shift == shift &&
+	    (b->insn[0].pc >> shift) == c->last_fetch_blk &&
+	    (b->tail_pc >> shift) == c->last_fetch_blk) {
+		uint32_t t = (next_pc != 0) & (next_pc != b->fall);
+		c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
+		if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {
+			IEV(c, BR_COND_MIS_PRED);
+			EV(c, BR_MIS_PRED);
+			front_stall(c, c->type->pipeline.mispredict_penalty);
+		}
+		c->work_milli += (uint64_t)n * c->cpi_milli;
+		b->runs++;
+		c->batch_left -= n;
+		return;
+	}
+	run_block_steps(u, c, b, addr, next_pc);
+}
+
+static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
+						       struct dpmu_ucore *c,
+						       struct dpmu_ublock *b,
+						       const uint64_t *addr, uint64_t next_pc)
 {
 	/* A delivery point inside: tested here, where the core is at hand */
 	if (b->n > c->batch_left) {

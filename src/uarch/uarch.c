@@ -1219,20 +1219,21 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 	}
 }
 
-/* dpmu_uarch_run_block on core c: a block with no delivery point inside
- * (one with one goes to run_block_split). Its own function, given the
- * core and not its index: inside one function with the index, gcc derives
- * &u->cores[core] again wherever it needs the pointer (it costs no
- * register), in a way that depends on the size of struct dpmu_ucore.
- * Exported for the qemu backend's decoder, which holds each vCPU's core
- * handle and skips dpmu_uarch_run_block's checks (4 % of its host
- * instructions on LZ77). */
+/* The block path on core c, below dpmu_uarch_run_block_on: a block with
+ * no delivery point inside (one with one goes to run_block_split). Its
+ * own function, given the core and not its index: inside one function
+ * with the index, gcc derives &u->cores[core] again wherever it needs the
+ * pointer (it costs no register), in a way that depends on the size of
+ * struct dpmu_ucore. */
 static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 						       struct dpmu_ucore *c,
 						       struct dpmu_ublock *b,
 						       const uint64_t *addr, uint64_t next_pc);
 
-/* Most blocks are plain (no steps, a conditional tail) and run where the
+/* dpmu_uarch_run_block on core c. Exported for the qemu backend's
+ * decoder, which holds each vCPU's core handle and skips
+ * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
+ * Most blocks are plain (no steps, a conditional tail) and run where the
  * last fetch left off, owned by the core that runs them, with no delivery
  * point at their end: then all run_block_steps does is the tail's
  * prediction and the clock, here with no call, so with no frame (the

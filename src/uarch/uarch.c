@@ -1241,10 +1241,15 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc)
 {
+	/* the others first, with nothing loaded for the test below */
+	if (!b->plain) {
+		run_block_steps(u, c, b, addr, next_pc);
+		return;
+	}
 	const uint32_t n = b->n;
 	const uint32_t shift = c->l1i.set.shift;
 	/* fetch_line returns 0 for both fetches: both in the last line */
-	if (b->plain && n < c->batch_left && b->owner == c && b->line_shift == shift &&
+	if (n < c->batch_left && b->owner == c && b->line_shift == shift &&
 	    (b->insn[0].pc >> shift) == c->last_fetch_blk &&
 	    (b->tail_pc >> shift) == c->last_fetch_blk) {
 		uint32_t t = (next_pc != 0) & (next_pc != b->fall);

@@ -566,7 +566,17 @@ static bool host_thread_sleeps(pid_t pid, uint32_t tid, bool futex_too)
 
 /* the longest turn DPMU_QEMU_QUANTUM may ask for */
 #define QEMU_QUANTUM_MAX DPMU_UARCH_BATCH_MAX
-#define QEMU_CHECK_INSNS DPMU_UARCH_BATCH_DEFAULT /* timer / interrupt check period */
+/* The delivery batch and the period of the monitor's checks (timer,
+ * interrupt lines), in instructions. A run with a timer (stat -I, event
+ * rotation) keeps the engine's default, the bound on an overflow
+ * interrupt's skid (docs/events.md) and on a tick's lateness; without
+ * one, the only interrupts are the counters' overflows, which the monitor
+ * takes to extend them to 64 bits, for which lateness changes nothing
+ * (the counts are those of any batch), and a longer batch leaves out 15
+ * of 16 deliveries. */
+#define QEMU_CHECK_TIMED DPMU_UARCH_BATCH_DEFAULT
+#define QEMU_CHECK_UNTIMED 4096u
+_Static_assert(QEMU_CHECK_UNTIMED <= DPMU_UARCH_BATCH_MAX, "a batch the engine takes");
 
 static long long elapsed_ns(const struct timespec *a)
 {
@@ -829,7 +839,7 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 	uint64_t chk_base = turn_end - quantum - q->since_check;
 	uint64_t chk_end = UINT64_MAX;
 	if (chk)
-		chk_end = -chk_base >= QEMU_CHECK_INSNS ? 0 : chk_base + QEMU_CHECK_INSNS;
+		chk_end = -chk_base >= q->check_insns ? 0 : chk_base + q->check_insns;
 	/* The open block (bdec_none when there is none) and the addresses
 	 * accepted (na); in the fast mode, where its expected tags are (ep).
 	 * A block open from an earlier call resumes in the mode it was left
@@ -987,7 +997,7 @@ turn_done:
 			goto out;
 		}
 		chk_base = ran;
-		chk_end = ran + QEMU_CHECK_INSNS;
+		chk_end = ran + q->check_insns;
 	}
 	if (!q1)
 		turn_end = ran + quantum;
@@ -1108,7 +1118,7 @@ static bool in_syscall(const struct qemu_be *q, const struct vstream *v)
 	return v->open && (q->tmpl[v->blk->first + v->blk->n - 1].flags & DPMU_IC_SVC) != 0;
 }
 
-/* After a turn of n instructions: every QEMU_CHECK_INSNS, the monitor's
+/* After a turn of n instructions: every check_insns, the monitor's
  * tick when one is due. inline: it runs after every turn; the check itself
  * is rare (decode's solo loop does the same in line). */
 static inline void after_turn(struct qemu_be *q, uint64_t n)
@@ -1116,7 +1126,7 @@ static inline void after_turn(struct qemu_be *q, uint64_t n)
 	if (!q->tick || q->run_rc)
 		return;
 	q->since_check += n;
-	if (q->since_check >= QEMU_CHECK_INSNS)
+	if (q->since_check >= q->check_insns)
 		check_tick(q);
 }
 
@@ -1456,7 +1466,10 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 	q->period_ns = period_ns;
 	q->next_ns = period_ns ? dpmu_uarch_time_ns(q->uarch) + period_ns : UINT64_MAX;
 	q->lag_wait = -1;
-	rc = dpmu_backend_set_el(q->model, q->uarch, q->b.cores, 0, err);
+	q->check_insns = period_ns ? QEMU_CHECK_TIMED : QEMU_CHECK_UNTIMED;
+	rc = dpmu_uarch_set_batch(q->uarch, q->check_insns, err);
+	if (!rc)
+		rc = dpmu_backend_set_el(q->model, q->uarch, q->b.cores, 0, err);
 	if (!rc)
 		rc = spawn(q, err);
 	if (rc)

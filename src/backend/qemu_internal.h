@@ -269,6 +269,7 @@ struct qemu_be {
 	enum qemu_drain drain;              /* what becomes of the records (DPMU_QEMU_DRAIN) */
 	uint64_t drain_sink;                /* QEMU_DRAIN_READ: every word read ends here */
 	uint64_t period_ns, next_ns, since_check;
+	uint32_t check_insns;               /* the delivery batch and check period */
 	struct dpmu_backend_irq_cache irq; /* the interrupt lines, asked at every check */
 };
 

@@ -160,6 +160,18 @@ out=$(printf 'abc xyz\n' | "$DYNPMU" stat -e INST_RETIRED -- "$G/guest" upper 2>
 	pass "stdin_stdout_exit_status_pass_through" ||
 	fail "stdin_stdout_exit_status_pass_through: out '$out' rc $rc"
 
+# a run with no timer delivers every 4096 instructions, one with a timer
+# (-I) every 256: the counts must not depend on it (docs/events.md, "Delivery
+# and skid"); -I 10 outlasts the run, so its one interval is the whole run
+EV6=INST_RETIRED,CPU_CYCLES,L1D_CACHE_REFILL,BR_MIS_PRED,L2D_CACHE,STALL_BACKEND
+"$DYNPMU" stat -x, -e $EV6 -o "$T/untimed.csv" -- "$G/guest" work 300000 >/dev/null; rc1=$?
+"$DYNPMU" stat -x, -I 10 -e $EV6 -o "$T/timed.csv" -- "$G/guest" work 300000 >/dev/null; rc2=$?
+cut -d, -f1,3 "$T/untimed.csv" >"$T/u.cut"
+cut -d, -f2,4 "$T/timed.csv" >"$T/t.cut"
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ "$(wc -l <"$T/u.cut")" -eq 6 ] && cmp -s "$T/u.cut" "$T/t.cut" &&
+	pass "counts_do_not_depend_on_the_delivery_batch ($(head -1 "$T/u.cut"))" ||
+	fail "counts_do_not_depend_on_the_delivery_batch: rc $rc1/$rc2, $(cat "$T/u.cut" "$T/t.cut")"
+
 # 8. --by-symbol: work() has most of the instructions
 "$DYNPMU" stat --by-symbol -- "$G/guest" work 50000 2>"$T/e" >/dev/null
 top=$(awk '/Per function/ { f = 1; getline; getline; next } f && NF >= 7 { print $7; exit }' "$T/e")

@@ -319,4 +319,20 @@ bool dpmu_qemu_token_has(const struct qemu_be *q, uint64_t addr);
  * reached. Returns whether one went. */
 bool dpmu_qemu_sync_let_go(struct qemu_be *q, unsigned nv);
 
+/* ---- qemu_options.c ---------------------------------------------------------------- */
+
+/* --cpus LIST ("0-3,6") of a profile of ncores cores, as a mask. */
+int dpmu_qemu_parse_cpus(const char *s, unsigned ncores, uint64_t *mask, struct dpmu_err *err);
+/* q->place: the order in which the cores of mask take guest threads. */
+void dpmu_qemu_placement(struct qemu_be *q, uint64_t mask, enum dpmu_qemu_place place);
+/* qemu-aarch64 (DPMU_QEMU, else PATH) and the plugin (DPMU_PLUGIN, else
+ * next to dynpmu), into out. */
+int dpmu_qemu_find_qemu(char *out, size_t cap, struct dpmu_err *err);
+int dpmu_qemu_find_plugin(char *out, size_t cap, struct dpmu_err *err);
+/* the longest turn DPMU_QEMU_QUANTUM may ask for */
+#define QEMU_QUANTUM_MAX DPMU_UARCH_BATCH_MAX
+/* DPMU_QEMU_QUANTUM and DPMU_QEMU_DRAIN's values (s: NULL when unset). */
+int dpmu_qemu_parse_quantum(const char *s, uint64_t *out, struct dpmu_err *err);
+int dpmu_qemu_parse_drain(const char *s, enum qemu_drain *out, struct dpmu_err *err);
+
 #endif

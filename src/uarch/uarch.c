@@ -927,8 +927,10 @@ struct dpmu_ublock {
 	 * that reads its outcome from the copy: copy_branch, else NULL. */
 	bool first_op;
 	uint8_t tail;
-	/* no steps and a conditional tail: run_block_plain's, most blocks */
+	/* plain: no steps, and a conditional tail in the line of instruction
+	 * 0, head_blk (its L1I block for line_shift); most blocks are */
 	bool plain;
+	uint64_t head_blk;
 	uint64_t tail_pc, fall;
 	struct dpmu_insn *copy_branch;
 	/* Executions on `owner` whose class events are not yet in its pend[]
@@ -1005,7 +1007,10 @@ static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
 			b->step[b->nstep++] = st & ~STEP_SOME;
 	}
 	b->step[b->nstep] = STEP_END;
-	b->plain = b->nstep == 0 && (b->tail & TAIL_COND);
+	/* no steps: instructions 1 to n-2 are in instruction 0's line, and
+	 * without TAIL_FETCH so is the tail */
+	b->plain = b->nstep == 0 && (b->tail & (TAIL_COND | TAIL_FETCH)) == TAIL_COND;
+	b->head_blk = insns[0].pc >> shift;
 }
 
 static __attribute__((noinline, cold)) void ublock_replan(struct dpmu_ublock *b, uint32_t shift)
@@ -1233,11 +1238,11 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 /* dpmu_uarch_run_block on core c. Exported for the qemu backend's
  * decoder, which holds each vCPU's core handle and skips
  * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
- * Most blocks are plain (no steps, a conditional tail) and run where the
- * last fetch left off, owned by the core that runs them, with no delivery
- * point at their end: then all run_block_steps does is the tail's
- * prediction and the clock, here with no call, so with no frame (the
- * others go on to run_block_steps, a tail call). */
+ * Most blocks are plain (no steps, a conditional tail in the first line)
+ * and run where the last fetch left off, owned by the core that runs
+ * them, with no delivery point at their end: then all run_block_steps
+ * does is the tail's prediction and the clock, here with no call, so with
+ * no frame (the others go on to run_block_steps, a tail call). */
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc)
 {
@@ -1247,11 +1252,10 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 		return;
 	}
 	const uint32_t n = b->n;
-	const uint32_t shift = c->l1i.set.shift;
-	/* fetch_line returns 0 for both fetches: both in the last line */
-	if (n < c->batch_left && b->owner == c && b->line_shift == shift &&
-	    (b->insn[0].pc >> shift) == c->last_fetch_blk &&
-	    (b->tail_pc >> shift) == c->last_fetch_blk) {
+	/* fetch_line returns 0 for the block's one fetch: its line is the
+	 * last one fetched */
+	if (n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
+	    b->head_blk == c->last_fetch_blk) {
 		uint32_t t = (next_pc != 0) & (next_pc != b->fall);
 		c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
 		if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {

@@ -213,6 +213,82 @@ static void blocks_match_one_by_one_with_other_lines(void **state)
 	line_size = 0;
 }
 
+/* Plain blocks (no load, store or inner branch; a conditional branch at
+ * the end), most in the line the previous one ran in: the block path runs
+ * most of them without its steps, and they must match one by one as any
+ * block does, across deliveries, mispredictions and a change of core. */
+static void plain_blocks_run(unsigned batch)
+{
+	enum { NPLAIN = 24 };
+	static struct blk blocks[NPLAIN];
+	static const uint32_t classes[] = {DPMU_IC_DP, DPMU_IC_ASE, DPMU_IC_VFP, DPMU_IC_CRYPTO};
+	rng = 0x2545f4914f6cdd1dull;
+	struct dpmu_err err;
+	for (unsigned k = 0; k < NPLAIN; k++) {
+		struct blk *b = &blocks[k];
+		/* 1 to 4 instructions, 16 bytes apart: 4 blocks a 64-byte
+		 * line, some crossing into the next */
+		uint64_t pc = 0x500000 + 16ull * k + (k % 5 == 4 ? 8 : 0);
+		b->n = 1 + (uint32_t)(next() % 4);
+		for (uint32_t i = 0; i < b->n; i++) {
+			struct dpmu_insn *in = &b->in[i];
+			memset(in, 0, sizeof *in);
+			in->pc = pc + 4ull * i;
+			in->isize = 4;
+			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
+		}
+		struct dpmu_insn *last = &b->in[b->n - 1];
+		last->kind = DPMU_INSN_BRANCH;
+		last->br_kind = DPMU_BR_COND;
+		last->flags = DPMU_IC_IMMED;
+		assert_int_equal(dpmu_ublock_create(b->in, b->n, &b->sum, &err), 0);
+	}
+	struct fx *a = start(batch), *b = start(batch);
+	unsigned cores = dpmu_model_ncores(a->m), core = 0, cur = 0;
+	for (unsigned r = 0; r < RUNS; r++) {
+		struct blk *bk = &blocks[cur];
+		/* mostly a near block (the same line or the next), at times
+		 * a far one, and a loop that is mostly taken */
+		unsigned nx = next() % 8 ? (cur + 1 + (unsigned)(next() % 2)) % NPLAIN
+					 : (unsigned)(next() % NPLAIN);
+		struct dpmu_insn in[MAXLEN];
+		memcpy(in, bk->in, bk->n * sizeof in[0]);
+		struct dpmu_insn *last = &in[bk->n - 1];
+		uint64_t fall = last->pc + 4, to = blocks[nx].in[0].pc;
+		if (next() % 4 == 0)
+			to = 0; /* not known: the fall-through */
+		last->taken = to != 0 && to != fall;
+		last->addr = to ? to : fall;
+		uint64_t addr[MAXLEN] = {0};
+		dpmu_uarch_retire(a->u, core, in, bk->n);
+		dpmu_uarch_run_block_on(b->u, dpmu_uarch_core(b->u, core), bk->sum, addr, to);
+		cur = to == 0 || to == fall ? (cur + 1) % NPLAIN : nx;
+		if (next() % 512 == 0)
+			core = (unsigned)(next() % cores);
+		if (memcmp(a->core, b->core, sizeof a->core) || memcmp(a->cl, b->cl, sizeof a->cl))
+			fail_msg("batch %u: deliveries differ after run %u", batch, r);
+	}
+	dpmu_uarch_flush(a->u);
+	dpmu_uarch_flush(b->u);
+	for (unsigned c = 0; c < cores; c++)
+		assert_int_equal(dpmu_uarch_core_cycles(a->u, c), dpmu_uarch_core_cycles(b->u, c));
+	assert_memory_equal(a->core, b->core, sizeof a->core);
+	/* the predictor was wrong at times: the penalty was there to match */
+	assert_true(a->core[0][0x10] > 0); /* BR_MIS_PRED */
+	for (unsigned k = 0; k < NPLAIN; k++)
+		dpmu_ublock_destroy(blocks[k].sum);
+	fx_free(a);
+	fx_free(b);
+}
+
+static void plain_blocks_match_one_by_one(void **state)
+{
+	(void)state;
+	plain_blocks_run(DPMU_UARCH_BATCH_DEFAULT);
+	plain_blocks_run(4096);
+	plain_blocks_run(3); /* a delivery point at or inside most blocks */
+}
+
 /* A two-instruction block: an add and a load. */
 static void small_block(struct dpmu_insn in[2], uint64_t pc)
 {
@@ -402,6 +478,7 @@ int main(void)
 		cmocka_unit_test(blocks_match_one_by_one_across_delivery_points),
 		cmocka_unit_test(blocks_match_one_by_one_in_large_batches),
 		cmocka_unit_test(blocks_match_one_by_one_with_other_lines),
+		cmocka_unit_test(plain_blocks_match_one_by_one),
 		cmocka_unit_test(destroyed_summary_still_counts),
 		cmocka_unit_test(summary_shared_by_two_engines),
 		cmocka_unit_test(held_class_events_count_on_counters_programmed_before_the_delivery),

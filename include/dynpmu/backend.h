@@ -13,6 +13,7 @@
 #include "dynpmu/arch.h"
 #include "dynpmu/driver.h"
 #include "dynpmu/error.h"
+#include "dynpmu/uarch.h"
 
 struct dpmu_backend;
 
@@ -115,5 +116,19 @@ struct dpmu_backend_irq_cache {
 };
 bool dpmu_backend_irq_pending_cached(struct dpmu_backend_irq_cache *cache,
 				     const struct dpmu_model *model, uint64_t cores);
+
+/* Instructions between a backend's looks at the monitor's timer and the
+ * interrupt lines, and its engine's delivery batch. A run with a timer
+ * (period_ns: stat -I, event rotation) keeps the engine's default, the
+ * bound on an overflow interrupt's skid (docs/events.md) and on a tick's
+ * lateness. Without one the only interrupts are the counters' overflows,
+ * which the monitor takes to extend them to 64 bits: how late changes no
+ * count (the counts do not depend on the batch), and a 16 times longer
+ * batch leaves out 15 of 16 deliveries. */
+#define DPMU_BACKEND_CHECK_UNTIMED 4096u
+static inline uint32_t dpmu_backend_check_insns(uint64_t period_ns)
+{
+	return period_ns ? DPMU_UARCH_BATCH_DEFAULT : DPMU_BACKEND_CHECK_UNTIMED;
+}
 
 #endif

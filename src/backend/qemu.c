@@ -564,17 +564,6 @@ static bool host_thread_sleeps(pid_t pid, uint32_t tid, bool futex_too)
 	return end != buf && nr >= 0 && (futex_too || nr != SYS_futex);
 }
 
-/* The delivery batch and the period of the monitor's checks (timer,
- * interrupt lines), in instructions. A run with a timer (stat -I, event
- * rotation) keeps the engine's default, the bound on an overflow
- * interrupt's skid (docs/events.md) and on a tick's lateness; without
- * one, the only interrupts are the counters' overflows, which the monitor
- * takes to extend them to 64 bits, for which lateness changes nothing
- * (the counts are those of any batch), and a longer batch leaves out 15
- * of 16 deliveries. */
-#define QEMU_CHECK_TIMED DPMU_UARCH_BATCH_DEFAULT
-#define QEMU_CHECK_UNTIMED 4096u
-_Static_assert(QEMU_CHECK_UNTIMED <= DPMU_UARCH_BATCH_MAX, "a batch the engine takes");
 
 static long long elapsed_ns(const struct timespec *a)
 {
@@ -1464,7 +1453,7 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 	q->period_ns = period_ns;
 	q->next_ns = period_ns ? dpmu_uarch_time_ns(q->uarch) + period_ns : UINT64_MAX;
 	q->lag_wait = -1;
-	q->check_insns = period_ns ? QEMU_CHECK_TIMED : QEMU_CHECK_UNTIMED;
+	q->check_insns = dpmu_backend_check_insns(period_ns);
 	rc = dpmu_uarch_set_batch(q->uarch, q->check_insns, err);
 	if (!rc)
 		rc = dpmu_backend_set_el(q->model, q->uarch, q->b.cores, 0, err);

@@ -66,14 +66,10 @@ static int end_run(struct sim *s, struct dpmu_trace_reader *r, int rc, struct dp
 	return rc;
 }
 
-/* Instructions retired between checks of the timer and the interrupt
- * lines: the engine's default batch, the skid its overflow interrupts
- * already have (docs/events.md). */
-#define SIM_CHUNK DPMU_UARCH_BATCH_DEFAULT
-
 /* The replay loop of dpmu_trace_replay, with the monitor's timer and the
- * PMU interrupt lines looked at every SIM_CHUNK instructions. The
- * backend's one loop: run is this without a timer. */
+ * PMU interrupt lines looked at every dpmu_backend_check_insns
+ * instructions, the engine's batch. The backend's one loop: run is this
+ * without a timer. */
 static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t period_ns,
 			 dpmu_backend_tick_fn tick, void *ctx, struct dpmu_err *err)
 {
@@ -86,7 +82,10 @@ static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t per
 	s->tick = tick;
 	s->tick_ctx = ctx;
 	memset(&s->ran, 0, sizeof s->ran);
-	rc = set_el(s, 0, err);
+	const uint32_t chunk = dpmu_backend_check_insns(period_ns);
+	rc = dpmu_uarch_set_batch(s->uarch, chunk, err);
+	if (!rc)
+		rc = set_el(s, 0, err);
 	uint64_t next_insns = interval;
 	struct dpmu_backend_irq_cache irq = {0};
 	uint64_t next_ns = period_ns ? dpmu_uarch_time_ns(s->uarch) + period_ns : UINT64_MAX;
@@ -99,7 +98,7 @@ static int sim_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t per
 			break;
 		}
 		for (long done = 0; !rc && done < n;) {
-			size_t k = (size_t)(n - done) < SIM_CHUNK ? (size_t)(n - done) : SIM_CHUNK;
+			size_t k = (size_t)(n - done) < chunk ? (size_t)(n - done) : chunk;
 			dpmu_uarch_retire(s->uarch, core, insns + done, k);
 			dpmu_trace_summary_add(&s->ran, core, k);
 			done += (long)k;

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -563,7 +564,6 @@ static bool host_thread_sleeps(pid_t pid, uint32_t tid, bool futex_too)
 	long nr = strtol(buf, &end, 10);
 	return end != buf && nr >= 0 && (futex_too || nr != SYS_futex);
 }
-
 
 static long long elapsed_ns(const struct timespec *a)
 {
@@ -1620,6 +1620,13 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		qemu_destroy(&q->b);
 		return rc;
 	}
+	/* the report that follows counts nothing of the program's */
+	if (q->drain != QEMU_DRAIN_MODEL)
+		fprintf(stderr,
+			"dynpmu: DPMU_QEMU_DRAIN=%s: the records are %s, not modelled; the "
+			"counts below are not the program's\n",
+			q->drain == QEMU_DRAIN_READ ? "read" : "discard",
+			q->drain == QEMU_DRAIN_READ ? "read and dropped" : "dropped unread");
 	if (opt->sysroot)
 		snprintf(q->sysroot, sizeof q->sysroot, "%s", opt->sysroot);
 	rc = dpmu_qemu_check_program(opt->program, opt->sysroot, q->program, sizeof q->program, err);

@@ -219,10 +219,5 @@ int dpmu_qemu_parse_drain(const char *s, enum qemu_drain *out, struct dpmu_err *
 				    "DPMU_QEMU_DRAIN='%s': not a drain (give model, the default, "
 				    "or read or discard)",
 				    s);
-	/* the report that follows counts nothing of the program's */
-	fprintf(stderr,
-		"dynpmu: DPMU_QEMU_DRAIN=%s: the records are %s, not modelled; the counts "
-		"below are not the program's\n",
-		s, *out == QEMU_DRAIN_READ ? "read and dropped" : "dropped unread");
 	return 0;
 }

@@ -121,7 +121,8 @@ static void bench_replay(const char *path, const char *form, unsigned long n)
 
 int main(int argc, char **argv)
 {
-	unsigned long n = (unsigned long)bench_count_arg(argc, argv, "bench_trace", "records", 2000000ul);
+	unsigned long n =
+		(unsigned long)bench_count_arg(argc, argv, "bench_trace", "instructions", 2000000ul);
 	char dir[] = "/tmp/bench-trace-XXXXXX";
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");

@@ -40,9 +40,12 @@ static inline uint64_t bench_count_arg(int argc, char **argv, const char *name,
 		return dflt;
 	const char *s = argv[1];
 	char *end = (char *)s;
+	unsigned long long v = 0;
 	errno = 0;
-	unsigned long long v = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 0) : 0;
-	if (s[0] < '0' || s[0] > '9' || *end || errno || v == 0) {
+	/* strtoull would take leading blanks and a minus sign (wrapping it) */
+	if (s[0] >= '0' && s[0] <= '9')
+		v = strtoull(s, &end, 0);
+	if (end == s || *end || errno || v == 0) {
 		fprintf(stderr, "%s: '%s' is not a positive count of %s (the first argument)\n", name,
 			s, what);
 		exit(2);

@@ -43,9 +43,12 @@ row() { # workload runner insns seconds
 		"$1" "$2" "$MB" "$3" "$4" "$(mips "$3" "$4")"
 }
 # unmodelled DRAIN STAT_ARGS GUEST: seconds of dynpmu stat with DPMU_QEMU_DRAIN
+# (its warning that the counts are not the program's kept out of the way,
+# its messages shown if it fails)
 unmodelled() {
 	t0=$(now)
-	DPMU_QEMU_DRAIN=$1 DPMU_PLUGIN=$B/libdpmu_qemu.so "$B/dynpmu" stat -x, -o /dev/null $2 -- $3 <"$T/input" >/dev/null 2>"$T/drain.err"
+	DPMU_QEMU_DRAIN=$1 DPMU_PLUGIN=$B/libdpmu_qemu.so "$B/dynpmu" stat -x, -o /dev/null $2 -- $3 \
+		<"$T/input" >/dev/null 2>"$T/drain.err" || { cat "$T/drain.err" >&2; exit 1; }
 	t1=$(now)
 	el "$t0" "$t1"
 }

@@ -1235,6 +1235,22 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 						       struct dpmu_ublock *b,
 						       const uint64_t *addr, uint64_t next_pc);
 
+/* A block's conditional tail, its outcome from next_pc: branch_op of a
+ * conditional branch (dpmu_insn_branch_to) without the copy's writes;
+ * returns its front-end stall. & and not &&: both sides are cheap, and a
+ * branch costs more. */
+static inline __attribute__((always_inline)) uint64_t
+cond_tail(struct dpmu_ucore *c, const struct dpmu_ublock *b, uint64_t next_pc)
+{
+	uint32_t t = (next_pc != 0) & (next_pc != b->fall);
+	c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
+	if (!dpmu_bpred_cond(&c->bp, b->tail_pc, t))
+		return 0;
+	IEV(c, BR_COND_MIS_PRED);
+	EV(c, BR_MIS_PRED);
+	return c->type->pipeline.mispredict_penalty;
+}
+
 /* dpmu_uarch_run_block on core c. Exported for the qemu backend's
  * decoder, which holds each vCPU's core handle and skips
  * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
@@ -1256,13 +1272,9 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 	 * last one fetched */
 	if (n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
 	    b->head_blk == c->last_fetch_blk) {
-		uint32_t t = (next_pc != 0) & (next_pc != b->fall);
-		c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
-		if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {
-			IEV(c, BR_COND_MIS_PRED);
-			EV(c, BR_MIS_PRED);
-			front_stall(c, c->type->pipeline.mispredict_penalty);
-		}
+		uint64_t fe = cond_tail(c, b, next_pc);
+		if (fe)
+			front_stall(c, fe);
 		c->work_milli += (uint64_t)n * c->cpi_milli;
 		b->runs++;
 		c->batch_left -= n;
@@ -1352,16 +1364,7 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 			fe = fetch_line(u, c, b->tail_pc);
 		}
 		if (b->tail & TAIL_COND) {
-			/* branch_op of a conditional branch, its outcome
-			 * from next_pc (dpmu_insn_branch_to); & and not &&:
-			 * both sides are cheap, and a branch costs more */
-			uint32_t t = (next_pc != 0) & (next_pc != b->fall);
-			c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
-			if (dpmu_bpred_cond(&c->bp, b->tail_pc, t)) {
-				IEV(c, BR_COND_MIS_PRED);
-				EV(c, BR_MIS_PRED);
-				fe += c->type->pipeline.mispredict_penalty;
-			}
+			fe += cond_tail(c, b, next_pc);
 		} else {
 			struct dpmu_insn *in = &b->insn[n - 1];
 			dpmu_insn_branch_to(in, next_pc);

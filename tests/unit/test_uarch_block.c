@@ -77,6 +77,25 @@ static void make_block(struct blk *b, uint64_t pc)
 	}
 }
 
+/* After the runs, one engine one by one (a), the other with summaries
+ * (b): once both have delivered everything, every core's cycles and
+ * events and every cluster's events are the same. */
+static void assert_same_at_the_end(struct fx *a, struct fx *b, unsigned batch)
+{
+	dpmu_uarch_flush(a->u);
+	dpmu_uarch_flush(b->u);
+	for (unsigned c = 0; c < dpmu_model_ncores(a->m); c++) {
+		assert_int_equal(dpmu_uarch_core_cycles(a->u, c), dpmu_uarch_core_cycles(b->u, c));
+		for (unsigned e = 0; e < 256; e++)
+			if (a->core[c][e] != b->core[c][e])
+				fail_msg("batch %u cpu%u event 0x%x: %llu one by one, %llu as blocks",
+					 batch, c, e, (unsigned long long)a->core[c][e],
+					 (unsigned long long)b->core[c][e]);
+	}
+	for (unsigned k = 0; k < dpmu_model_nclusters(a->m); k++)
+		assert_memory_equal(a->cl[k], b->cl[k], sizeof a->cl[k]);
+}
+
 /* The line size of every cache, or 0: the shipped profile's. */
 static uint32_t line_size;
 
@@ -156,20 +175,9 @@ static void run_both(unsigned batch)
 		if (memcmp(a->core, b->core, sizeof a->core) || memcmp(a->cl, b->cl, sizeof a->cl))
 			fail_msg("batch %u: deliveries differ after run %u", batch, r);
 	}
-	dpmu_uarch_flush(a->u);
-	dpmu_uarch_flush(b->u);
-	for (unsigned c = 0; c < cores; c++) {
-		assert_int_equal(dpmu_uarch_core_cycles(a->u, c), dpmu_uarch_core_cycles(b->u, c));
-		for (unsigned e = 0; e < 256; e++)
-			if (a->core[c][e] != b->core[c][e])
-				fail_msg("batch %u cpu%u event 0x%x: %llu one by one, %llu as blocks",
-					 batch, c, e, (unsigned long long)a->core[c][e],
-					 (unsigned long long)b->core[c][e]);
-	}
+	assert_same_at_the_end(a, b, batch);
 	/* the events were there to compare */
 	assert_true(a->core[0][0x08] > 0);
-	for (unsigned k = 0; k < dpmu_model_nclusters(a->m); k++)
-		assert_memory_equal(a->cl[k], b->cl[k], sizeof a->cl[k]);
 	for (unsigned k = 0; k < NBLOCKS; k++)
 		dpmu_ublock_destroy(blocks[k].sum);
 	fx_free(a);
@@ -268,11 +276,7 @@ static void plain_blocks_run(unsigned batch)
 		if (memcmp(a->core, b->core, sizeof a->core) || memcmp(a->cl, b->cl, sizeof a->cl))
 			fail_msg("batch %u: deliveries differ after run %u", batch, r);
 	}
-	dpmu_uarch_flush(a->u);
-	dpmu_uarch_flush(b->u);
-	for (unsigned c = 0; c < cores; c++)
-		assert_int_equal(dpmu_uarch_core_cycles(a->u, c), dpmu_uarch_core_cycles(b->u, c));
-	assert_memory_equal(a->core, b->core, sizeof a->core);
+	assert_same_at_the_end(a, b, batch);
 	/* the predictor was wrong at times: the penalty was there to match */
 	assert_true(a->core[0][0x10] > 0); /* BR_MIS_PRED */
 	for (unsigned k = 0; k < NPLAIN; k++)

@@ -120,15 +120,25 @@ void dpmu_qemu_placement(struct qemu_be *q, uint64_t mask, enum dpmu_qemu_place 
 	}
 }
 
+/* A tool's path from environment variable var, which overrides the
+ * search: 1 and the path in out when var is set and the file can be used
+ * (access mode), an error naming var when it cannot, 0 when var is unset. */
+static int path_from_env(const char *var, int mode, char *out, size_t cap, struct dpmu_err *err)
+{
+	const char *env = getenv(var);
+	if (!env || !*env)
+		return 0;
+	if (access(env, mode) != 0)
+		return dpmu_err_set(err, DPMU_ENOENT, "%s=%s: %s", var, env, strerror(errno));
+	snprintf(out, cap, "%s", env);
+	return 1;
+}
+
 int dpmu_qemu_find_qemu(char *out, size_t cap, struct dpmu_err *err)
 {
-	const char *env = getenv("DPMU_QEMU");
-	if (env && *env) {
-		if (access(env, X_OK) != 0)
-			return dpmu_err_set(err, DPMU_ENOENT, "DPMU_QEMU=%s: %s", env, strerror(errno));
-		snprintf(out, cap, "%s", env);
-		return 0;
-	}
+	int rc = path_from_env("DPMU_QEMU", X_OK, out, cap, err);
+	if (rc)
+		return rc < 0 ? rc : 0;
 	if (dpmu_qemu_find_in_path("qemu-aarch64", out, cap) == 0)
 		return 0;
 	return dpmu_err_set(err, DPMU_ENOENT,
@@ -138,13 +148,9 @@ int dpmu_qemu_find_qemu(char *out, size_t cap, struct dpmu_err *err)
 
 int dpmu_qemu_find_plugin(char *out, size_t cap, struct dpmu_err *err)
 {
-	const char *env = getenv("DPMU_PLUGIN");
-	if (env && *env) {
-		if (access(env, R_OK) != 0)
-			return dpmu_err_set(err, DPMU_ENOENT, "DPMU_PLUGIN=%s: %s", env, strerror(errno));
-		snprintf(out, cap, "%s", env);
-		return 0;
-	}
+	int rc = path_from_env("DPMU_PLUGIN", R_OK, out, cap, err);
+	if (rc)
+		return rc < 0 ? rc : 0;
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n <= 0)

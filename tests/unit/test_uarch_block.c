@@ -96,6 +96,15 @@ static void assert_same_at_the_end(struct fx *a, struct fx *b, unsigned batch)
 		assert_memory_equal(a->cl[k], b->cl[k], sizeof a->cl[k]);
 }
 
+/* The blocks of a run and its two fixtures go. */
+static void run_free(struct blk *blocks, unsigned n, struct fx *a, struct fx *b)
+{
+	for (unsigned k = 0; k < n; k++)
+		dpmu_ublock_destroy(blocks[k].sum);
+	fx_free(a);
+	fx_free(b);
+}
+
 /* The line size of every cache, or 0: the shipped profile's. */
 static uint32_t line_size;
 
@@ -178,10 +187,7 @@ static void run_both(unsigned batch)
 	assert_same_at_the_end(a, b, batch);
 	/* the events were there to compare */
 	assert_true(a->core[0][0x08] > 0);
-	for (unsigned k = 0; k < NBLOCKS; k++)
-		dpmu_ublock_destroy(blocks[k].sum);
-	fx_free(a);
-	fx_free(b);
+	run_free(blocks, NBLOCKS, a, b);
 }
 
 static void blocks_match_one_by_one(void **state)
@@ -279,10 +285,7 @@ static void plain_blocks_run(unsigned batch)
 	assert_same_at_the_end(a, b, batch);
 	/* the predictor was wrong at times: the penalty was there to match */
 	assert_true(a->core[0][0x10] > 0); /* BR_MIS_PRED */
-	for (unsigned k = 0; k < NPLAIN; k++)
-		dpmu_ublock_destroy(blocks[k].sum);
-	fx_free(a);
-	fx_free(b);
+	run_free(blocks, NPLAIN, a, b);
 }
 
 static void plain_blocks_match_one_by_one(void **state)

@@ -31,6 +31,7 @@
 #include "dynpmu/collect.h"
 #include "dynpmu/marker.h"
 #include "dynpmu/qemu.h"
+#include "frontend/qemu/guest_syscalls.h"
 #include "frontend/qemu/plugin_abi.h"
 
 DPMU_EXPORT int qemu_plugin_version = 1;
@@ -49,7 +50,7 @@ struct vcpu {
 	uint32_t last_idx; /* index of the last address entry since the block entry */
 	uint32_t tid;      /* its host thread's id once shm->tid has it, else 0 */
 	/* the futex call in progress (on_syscall to on_syscall_ret): its
-	 * operation (FUTEX_OP_FLAGS taken off; -1: not a futex call) and
+	 * operation (A64_FUTEX_OP_FLAGS taken off; -1: not a futex call) and
 	 * address */
 	int64_t futex_op;
 	uint64_t futex_addr;
@@ -370,83 +371,39 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned vcpu_index)
 	dpmu_ring_flush(v->ring);
 }
 
-/* aarch64 Linux system calls that wait for another thread, a signal or
- * time (asm-generic/unistd.h numbers; futex only for its waiting ops). */
-#define SYS_FUTEX 98
-static const uint64_t waiting_syscalls[] = {
-	22,  /* epoll_pwait */
-	72,  /* pselect6 */
-	73,  /* ppoll */
-	95,  /* waitid */
-	101, /* nanosleep */
-	115, /* clock_nanosleep */
-	133, /* rt_sigsuspend */
-	137, /* rt_sigtimedwait */
-	260, /* wait4 */
-	441, /* epoll_pwait2 */
-	449, /* futex_waitv */
-};
-
-/* futex's operations (linux/futex.h), taken without FUTEX_PRIVATE_FLAG
- * (128) and FUTEX_CLOCK_REALTIME (256). */
-#define FUTEX_OP_FLAGS (128u | 256u)
-#define FUTEX_WAIT 0
-#define FUTEX_WAKE 1
-#define FUTEX_LOCK_PI 6
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_WAKE_BITSET 10
-#define FUTEX_WAIT_REQUEUE_PI 11
-#define FUTEX_LOCK_PI2 13
-/* The ones that wait. */
-static const uint64_t waiting_futex_ops[] = {FUTEX_WAIT, FUTEX_LOCK_PI, FUTEX_WAIT_BITSET,
-					     FUTEX_WAIT_REQUEUE_PI, FUTEX_LOCK_PI2};
 /* The waits and wakes whose pairing the stream carries: WAIT and
  * WAIT_BITSET return 0 when woken, WAKE and WAKE_BITSET the threads woken.
  * The requeue, wake-op and priority-inheritance operations, which wake on
  * other addresses or return no count, are left out. */
 static bool futex_paired_wait(int64_t op)
 {
-	return op == FUTEX_WAIT || op == FUTEX_WAIT_BITSET;
+	return op == A64_FUTEX_WAIT || op == A64_FUTEX_WAIT_BITSET;
 }
-
-/* The calls that name the futex the kernel wakes at a thread's end. */
-#define SYS_SET_TID_ADDRESS 96
-#define SYS_CLONE 220
-#define SYS_CLONE3 435
-#ifndef CLONE_CHILD_CLEARTID
-#define CLONE_CHILD_CLEARTID 0x00200000
-#endif
 
 /* The futex a clone or clone3 call's new thread has woken at its end: the
  * child_tid argument (clone's fifth; clone3's struct clone_args, whose
- * flags are at offset 0 and child_tid at 16), when CLONE_CHILD_CLEARTID. */
+ * flags are at offset 0 and child_tid at 16), when A64_CLONE_CHILD_CLEARTID. */
 static uint64_t clone_ctid(int64_t num, uint64_t a1, uint64_t a5)
 {
-	if (num == SYS_CLONE)
-		return (a1 & (uint64_t)CLONE_CHILD_CLEARTID) ? a5 & DPMU_QEMU_ADDR_MASK : 0;
+	if (num == A64_SYS_CLONE)
+		return (a1 & (uint64_t)A64_CLONE_CHILD_CLEARTID) ? a5 & DPMU_QEMU_ADDR_MASK : 0;
 	uint64_t args[3];
-	if (num != SYS_CLONE3 || !guest_read(a1, args, sizeof args))
+	if (num != A64_SYS_CLONE3 || !guest_read(a1, args, sizeof args))
 		return 0;
-	return (args[0] & (uint64_t)CLONE_CHILD_CLEARTID) ? args[2] & DPMU_QEMU_ADDR_MASK : 0;
+	return (args[0] & (uint64_t)A64_CLONE_CHILD_CLEARTID) ? args[2] & DPMU_QEMU_ADDR_MASK : 0;
 }
 
-/* Reads and writes of a pipe (asm-generic numbers), plain and vectored: a
- * read that returns data goes on no earlier than a write of it
- * (DPMU_QEMU_TAG_PIPE_READ). */
-#define SYS_READ 63
-#define SYS_WRITE 64
-#define SYS_READV 65
-#define SYS_WRITEV 66
-#define GUEST_IOV_MAX 1024 /* UIO_MAXIOV: more is EINVAL */
+/* Reads and writes of a pipe, plain and vectored: a read that returns
+ * data goes on no earlier than a write of it (DPMU_QEMU_TAG_PIPE_READ). */
 
 /* The bytes a write asks to move: write(fd, buf, count), or the sum of
  * writev(fd, iov, iovcnt)'s struct iovec { base; len; } lengths (0 if the
  * vector cannot be read or is too long: the call then fails at once). */
 static uint64_t write_count(int64_t num, uint64_t a2, uint64_t a3)
 {
-	if (num == SYS_WRITE)
+	if (num == A64_SYS_WRITE)
 		return a3;
-	if (a3 > GUEST_IOV_MAX)
+	if (a3 > A64_IOV_MAX)
 		return 0;
 	struct {
 		uint64_t base, len;
@@ -469,12 +426,12 @@ static uint64_t write_count(int64_t num, uint64_t a2, uint64_t a3)
  * the table is full. */
 static int pipe_of(int64_t num, uint64_t fd, bool *write)
 {
-	if (num != SYS_READ && num != SYS_WRITE && num != SYS_READV && num != SYS_WRITEV)
+	if (num != A64_SYS_READ && num != A64_SYS_WRITE && num != A64_SYS_READV && num != A64_SYS_WRITEV)
 		return -1;
 	struct stat st;
 	if (fd > INT32_MAX || fstat((int)fd, &st) || !S_ISFIFO(st.st_mode))
 		return -1;
-	*write = num == SYS_WRITE || num == SYS_WRITEV;
+	*write = num == A64_SYS_WRITE || num == A64_SYS_WRITEV;
 	uint64_t inode = ((uint64_t)st.st_ino ^ ((uint64_t)st.st_dev << 40)) | 1u; /* never 0 */
 	for (int k = 0; k < (int)DPMU_QEMU_MAX_PIPES; k++) {
 		uint64_t cur = atomic_load_explicit(&pl.pipe[k].inode, memory_order_acquire);
@@ -487,22 +444,6 @@ static int pipe_of(int64_t num, uint64_t fd, bool *write)
 	return -1;
 }
 
-/* The sleeps whose length the call gives: nanosleep(req, rem) and
- * clock_nanosleep(clock, flags, req, rem) (glibc's nanosleep, usleep and
- * sleep make the latter). An absolute one (TIMER_ABSTIME) sleeps until its
- * clock reads req; the guest's clock reads are the host's (qemu-user passes
- * clock_gettime through), so its length is what is left of it on the host
- * clock now, the length the host kernel sleeps. */
-#define SYS_NANOSLEEP 101
-#define SYS_CLOCK_NANOSLEEP 115
-#define TIMER_ABSTIME_FLAG 1u
-
-/* The clocks whose sleep lasts its length (include/uapi/linux/time.h's
- * numbers, the same for aarch64 and the host): REALTIME, MONOTONIC,
- * BOOTTIME, REALTIME_ALARM, BOOTTIME_ALARM, TAI. A sleep on a CPU-time
- * clock is left to the call, as a sleep of unknown length. */
-static const uint64_t sleep_clocks[] = {0, 1, 7, 8, 9, 11};
-
 static bool in_table(const uint64_t *t, size_t n, uint64_t v)
 {
 	for (size_t i = 0; i < n; i++)
@@ -510,6 +451,8 @@ static bool in_table(const uint64_t *t, size_t n, uint64_t v)
 			return true;
 	return false;
 }
+/* v is among table t's entries (an array: its length from its size) */
+#define IN_TABLE(t, v) in_table((t), sizeof(t) / sizeof(t)[0], (v))
 
 /* Whether the host kernel sleeps on clock c at all, asked once per clock
  * (qemu-user hands the guest's clock_nanosleep to the host with its clock
@@ -547,7 +490,13 @@ static uint64_t timespec_ns(const int64_t ts[2])
 	return (uint64_t)ts[0] * 1000000000u + (uint64_t)ts[1];
 }
 
-/* What a sleep call does: SLEEP_UNKNOWN if it is none or its length
+/* The sleeps whose length the call gives: nanosleep(req, rem) and
+ * clock_nanosleep(clock, flags, req, rem) (glibc's nanosleep, usleep and
+ * sleep make the latter). An absolute one (TIMER_ABSTIME) sleeps until its
+ * clock reads req; the guest's clock reads are the host's (qemu-user passes
+ * clock_gettime through), so its length is what is left of it on the host
+ * clock now, the length the host kernel sleeps.
+ * What a sleep call does: SLEEP_UNKNOWN if it is none or its length
  * cannot be known here (a CPU-time clock's sleep, a timespec that cannot
  * be read), SLEEP_AT_ONCE if it returns at once (a clock the host does not
  * sleep on, an invalid timespec: EINVAL; an absolute time that has
@@ -558,18 +507,17 @@ static enum sleep_kind sleep_of(int64_t num, uint64_t a1, uint64_t a2, uint64_t 
 {
 	uint64_t req;
 	bool absolute = false;
-	if (num == SYS_NANOSLEEP)
+	if (num == A64_SYS_NANOSLEEP)
 		req = a1;
-	else if (num == SYS_CLOCK_NANOSLEEP) {
+	else if (num == A64_SYS_CLOCK_NANOSLEEP) {
 		req = a3;
-		absolute = a2 & TIMER_ABSTIME_FLAG;
+		absolute = a2 & A64_TIMER_ABSTIME;
 		int sleeps = clock_sleeps_on(a1);
 		if (sleeps < 0)
 			return SLEEP_AT_ONCE; /* the call fails */
 		/* a CPU-time clock's sleep, relative or absolute, lasts
 		 * until the CPU time is used: unknown here */
-		if (!sleeps ||
-		    !in_table(sleep_clocks, sizeof sleep_clocks / sizeof sleep_clocks[0], a1))
+		if (!sleeps || !IN_TABLE(a64_sleep_clocks, a1))
 			return SLEEP_UNKNOWN;
 	} else
 		return SLEEP_UNKNOWN;
@@ -595,12 +543,9 @@ static enum sleep_kind sleep_of(int64_t num, uint64_t a1, uint64_t a2, uint64_t 
 
 static bool syscall_waits(int64_t num, uint64_t a2)
 {
-	if (num == SYS_FUTEX)
-		return in_table(waiting_futex_ops,
-				sizeof waiting_futex_ops / sizeof waiting_futex_ops[0],
-				a2 & ~(uint64_t)FUTEX_OP_FLAGS);
-	return in_table(waiting_syscalls, sizeof waiting_syscalls / sizeof waiting_syscalls[0],
-			(uint64_t)num);
+	if (num == A64_SYS_FUTEX)
+		return IN_TABLE(a64_waiting_futex_ops, a2 & ~(uint64_t)A64_FUTEX_OP_FLAGS);
+	return IN_TABLE(a64_waiting_syscalls, (uint64_t)num);
 }
 
 /* A system call: what the thread staged goes out first, so a thread
@@ -634,9 +579,9 @@ static void on_syscall(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num, ui
 		emit(v, DPMU_QEMU_TAG_WAIT_CALL << DPMU_QEMU_TAG_SHIFT);
 	push(v);
 	dpmu_ring_flush(v->ring);
-	v->futex_op = num == SYS_FUTEX ? (int64_t)(a2 & ~(uint64_t)FUTEX_OP_FLAGS) : -1;
+	v->futex_op = num == A64_SYS_FUTEX ? (int64_t)(a2 & ~(uint64_t)A64_FUTEX_OP_FLAGS) : -1;
 	v->futex_addr = a1 & DPMU_QEMU_ADDR_MASK;
-	if (num == SYS_SET_TID_ADDRESS)
+	if (num == A64_SYS_SET_TID_ADDRESS)
 		v->ctid = a1 & DPMU_QEMU_ADDR_MASK;
 	spawn_ctid = clone_ctid(num, a1, a5);
 	spawn_child = 0;
@@ -705,7 +650,7 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num
 		emit(v, DPMU_QEMU_TAG_WAITED << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
 	else if (futex_paired_wait(op) && ret == -EAGAIN)
 		emit(v, DPMU_QEMU_TAG_NOT_WAITED << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
-	if (op == FUTEX_WAKE || op == FUTEX_WAKE_BITSET)
+	if (op == A64_FUTEX_WAKE || op == A64_FUTEX_WAKE_BITSET)
 		for (int64_t k = 0; k < ret && k < DPMU_QEMU_MAX_VCPUS; k++)
 			emit(v, DPMU_QEMU_TAG_WOKE << DPMU_QEMU_TAG_SHIFT | v->futex_addr);
 	if (v->pipe >= 0)

@@ -12,7 +12,7 @@ static const struct dpmu_cmd commands[] = {
 	{ "regs", dpmu_cmd_regs, "register console on the model: [--profile NAME|FILE] [SCRIPT]" },
 	{ "demo", dpmu_cmd_demo, "periodic snapshots of every PMU on the simulated cluster" },
 	/* ---- other subcommands: one row each, keep this order ---- */
-	{ "stat", dpmu_cmd_stat, "replay a trace, print its counts like perf stat: --trace FILE [-e EV] [-A] [-x SEP]" },
+	{ "stat", dpmu_cmd_stat, "counts like perf stat, of a trace or an aarch64 program: --trace FILE | -- PROGRAM [ARGS]" },
 	{ "trace", dpmu_cmd_trace, "trace files: convert IN OUT [--to text|binary]" },
 	{ "list", dpmu_cmd_list, "events of a profile: code, PMU, implemented, simulated: [--profile P] [--json]" },
 	/* ---- end of other subcommands ---- */

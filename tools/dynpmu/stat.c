@@ -139,6 +139,11 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 			o->per_unit = true;
 			break;
 		case 'x':
+			/* an empty separator would run every field together */
+			if (!*optarg) {
+				fprintf(stderr, "dynpmu stat: -x '': give a separator, e.g. -x ,\n");
+				return DPMU_EXIT_USAGE;
+			}
 			o->sep = optarg;
 			break;
 		case 'p':

@@ -179,8 +179,11 @@ static int unknown_event(const struct catalogs *c, const char *name, unsigned on
 	return dpmu_err_set(err, DPMU_ENOENT, "unknown event '%s'", name);
 }
 
-/* r1b or 0x1b: a raw event number (perf's rNNN syntax). */
-static bool parse_raw(const char *s, uint16_t *code)
+/* r1b or 0x1b: a raw event number (perf's rNNN syntax). Returns 1 with
+ * the number in *code, 0 for a name that is not raw, -1 for a raw number
+ * past 16 bits (PMEVTYPER<n>_EL0.evtCount and the DSU's CLUSTERPMXEVTYPER
+ * event field are 16 bits wide). */
+static int parse_raw(const char *s, uint16_t *code)
 {
 	const char *d;
 	if ((s[0] == 'r' || s[0] == 'R') && s[1])
@@ -188,18 +191,23 @@ static bool parse_raw(const char *s, uint16_t *code)
 	else if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && s[2])
 		d = s + 2;
 	else
-		return false;
+		return 0;
 	unsigned long v = 0;
+	bool wide = false;
 	for (const char *q = d; *q; q++) {
 		if (!isxdigit((unsigned char)*q))
-			return false;
+			return 0;
 		v = v * 16 + (unsigned long)(isdigit((unsigned char)*q) ? *q - '0'
 							: tolower((unsigned char)*q) - 'a' + 10);
-		if (v > 0xffff)
-			return false;
+		if (v > 0xffff) {
+			wide = true;
+			v = 0x10000; /* no overflow however long the digits run */
+		}
 	}
+	if (wide)
+		return -1;
 	*code = (uint16_t)v;
-	return true;
+	return 1;
 }
 
 /* perf's modifiers: u (EL0), k (EL1), h (EL2), any combination. */
@@ -399,7 +407,11 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 		}
 	}
 	uint16_t raw;
-	if (!canon && !(on & ON_AMU) && parse_raw(name, &raw)) {
+	int is_raw = !canon && !(on & ON_AMU) ? parse_raw(name, &raw) : 0;
+	if (is_raw < 0)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "raw event '%s': event numbers are 16 bits (r0 to rffff)", name);
+	if (is_raw > 0) {
 		canon = name;
 		ev->raw = true;
 		snprintf(ev->name, sizeof ev->name, "r%x", raw);

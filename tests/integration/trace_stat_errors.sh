@@ -38,6 +38,7 @@ expect 2 "--per-thread: a trace has cores, not threads" -- "$DYNPMU" stat --trac
 expect 2 "--by-symbol: is for a program (-- PROGRAM), not a trace" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --by-symbol
 expect 2 "--cpus: is for a program (-- PROGRAM): a trace names its cores" -- "$DYNPMU" stat --trace "$T/two_cores.trace" --cpus 0
 expect 2 "-e '': no event given" -- "$DYNPMU" stat --trace "$T/two_cores.trace" -e ''
+expect 2 "raw event 'r1ffff': event numbers are 16 bits" -- "$DYNPMU" stat --trace "$T/two_cores.trace" -e r1ffff
 expect 2 "-x '': give a separator" -- "$DYNPMU" stat --trace "$T/two_cores.trace" -x ''
 # An output that cannot be written is told before the run, and nothing is
 # measured or written

@@ -127,6 +127,48 @@ static int check_dynamic(Elf *e, const char *prog, const char *interp, const cha
 	return 0;
 }
 
+/* The program headers and every segment's file bytes lie within the file,
+ * and something is loadable: a truncated or damaged program is named here,
+ * not run into a crash of qemu's loader that would read as the program's
+ * own SIGSEGV. */
+static int check_segments(Elf *e, const GElf_Ehdr *eh, const char *prog, off_t size,
+			  struct dpmu_err *err)
+{
+	uint64_t ph_end = eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize;
+	if (eh->e_phoff > (uint64_t)size || ph_end > (uint64_t)size)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "%s: a damaged ELF file: its program headers end at byte %llu, "
+				    "past the end of its %lld bytes (truncated?)",
+				    prog, (unsigned long long)ph_end, (long long)size);
+	size_t nph = 0;
+	if (elf_getphdrnum(e, &nph) != 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: a damaged ELF file: its program headers "
+				    "cannot be read (%s)", prog, elf_errmsg(-1));
+	bool load = false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph))
+			return dpmu_err_set(err, DPMU_EINVAL,
+					    "%s: a damaged ELF file: program header %zu lies past "
+					    "the end of its %lld bytes (truncated?)",
+					    prog, i, (long long)size);
+		load |= ph.p_type == PT_LOAD;
+		if (ph.p_filesz && (ph.p_offset > (uint64_t)size ||
+				    ph.p_filesz > (uint64_t)size - ph.p_offset))
+			return dpmu_err_set(err, DPMU_EINVAL,
+					    "%s: a damaged ELF file: segment %zu ends at byte %llu, "
+					    "past the end of its %lld bytes (truncated?)",
+					    prog, i,
+					    (unsigned long long)(ph.p_offset + ph.p_filesz),
+					    (long long)size);
+	}
+	if (!load)
+		return dpmu_err_set(err, DPMU_EINVAL,
+				    "%s: an ELF file with no loadable segment (PT_LOAD): nothing to run",
+				    prog);
+	return 0;
+}
+
 int dpmu_qemu_check_program(const char *program, const char *sysroot, char *resolved,
 			    size_t cap, struct dpmu_err *err)
 {
@@ -185,7 +227,7 @@ int dpmu_qemu_check_program(const char *program, const char *sysroot, char *reso
 		rc = dpmu_err_set(err, DPMU_EINVAL,
 				  "%s is an ELF object or core file, not a program (link it first)",
 				  resolved);
-	} else {
+	} else if (!(rc = check_segments(e, &eh, resolved, st.st_size, err))) {
 		size_t nph = 0;
 		elf_getphdrnum(e, &nph);
 		for (size_t i = 0; i < nph && !rc; i++) {

@@ -105,6 +105,15 @@ expect_err "dynamic_program_without_sysroot_names_loader_and_library" "libc.so.6
 mkdir -p "$T/emptyroot"
 expect_err "dynamic_program_with_wrong_sysroot_names_the_loader" "ld-linux-aarch64.so.1" \
 	"$DYNPMU" stat --sysroot "$T/emptyroot" -- "$G/guest-dyn"
+# a truncated program is named as damaged, not run into a crash of qemu's
+# loader that would read as the program's own signal
+head -c 100 "$G/count" >"$T/trunc-headers"
+head -c 3000 "$G/guest" >"$T/trunc-segment"
+expect_err "program_truncated_in_its_headers_is_named_damaged" \
+	"trunc-headers: a damaged ELF file: its program headers end at byte" \
+	"$DYNPMU" stat -- "$T/trunc-headers"
+expect_err "program_truncated_in_a_segment_is_named_damaged" \
+	"past the end of its 3000 bytes (truncated?)" "$DYNPMU" stat -- "$T/trunc-segment"
 expect_err "missing_qemu_names_the_package" "qemu-user" env PATH=/nonexistent "$DYNPMU" stat -- "$G/count"
 expect_err "missing_program_is_named" "no-such-program" "$DYNPMU" stat -- "$T/no-such-program"
 # a program named without a slash is found in PATH as execvp finds it: the

@@ -252,6 +252,12 @@ struct dpmu_qemu_sched_stats {
 };
 void dpmu_qemu_sched_stats(const struct dpmu_backend *b, struct dpmu_qemu_sched_stats *out);
 
+/* Whether the program (qemu-aarch64) runs: started and not yet reaped;
+ * if so and sig is not 0, signal sig is sent to it (qemu hands it to the
+ * guest). Async-signal-safe: for a command's SIGINT or SIGTERM handler,
+ * so that the run ends with the program and its counts are reported. */
+bool dpmu_qemu_signal(struct dpmu_backend *b, int sig);
+
 /* The exit status dynpmu should exit with: the program's, or 128 + signal. */
 int dpmu_qemu_exit_code(const struct dpmu_backend *b);
 

@@ -1430,7 +1430,15 @@ static int spawn(struct qemu_be *q, struct dpmu_err *err)
 	}
 	free(args);
 	q->pid = pid;
+	q->live_pid = pid;
 	return 0;
+}
+
+bool dpmu_qemu_signal(struct dpmu_backend *b, int sig)
+{
+	struct qemu_be *q = (struct qemu_be *)b;
+	pid_t pid = q ? (pid_t)q->live_pid : 0;
+	return pid > 0 && kill(pid, sig) == 0;
 }
 
 /* The run: ticks about every `interval` instructions, when the simulated
@@ -1472,6 +1480,7 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 			int st;
 			pid_t w = waitpid(q->pid, &st, WNOHANG);
 			if (w == q->pid) {
+				q->live_pid = 0;
 				q->exited = true;
 				q->status = st;
 				continue; /* drain once more: qemu published before it went */
@@ -1489,6 +1498,7 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 		/* a decoding or monitor error: stop the program, keep the message */
 		if (!q->exited) {
 			kill(q->pid, SIGKILL);
+			q->live_pid = 0;
 			waitpid(q->pid, &q->status, 0);
 			q->exited = true;
 		}
@@ -1546,6 +1556,7 @@ static void qemu_destroy(struct dpmu_backend *b)
 		return;
 	if (q->pid && !q->exited) {
 		kill(q->pid, SIGKILL);
+		q->live_pid = 0;
 		waitpid(q->pid, NULL, 0);
 	}
 	if (q->shm_base)

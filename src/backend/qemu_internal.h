@@ -8,6 +8,7 @@
 #ifndef DPMU_BACKEND_QEMU_INTERNAL_H
 #define DPMU_BACKEND_QEMU_INTERNAL_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -222,6 +223,10 @@ struct qemu_be {
 
 	/* run */
 	pid_t pid;
+	/* pid while qemu runs and is not yet reaped, else 0: what a signal
+	 * handler may send a signal to (dpmu_qemu_signal) without racing the
+	 * reuse of a reaped pid */
+	volatile sig_atomic_t live_pid;
 	int status;
 	bool exited;
 	dpmu_backend_tick_fn tick;

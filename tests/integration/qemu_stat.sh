@@ -163,6 +163,30 @@ n=$(csv "$T/crash.csv" INST_RETIRED)
 	pass "crashing_guest_reports_its_signal_and_counts ($n, exit $rc)" ||
 	fail "crashing_guest_reports_its_signal_and_counts: rc $rc, $n, $(cat "$T/crash.csv" "$T/e")"
 
+# 6b. SIGINT or SIGTERM sent to dynpmu while the program runs ends the
+# program, not dynpmu: its counts up to then and the signal are reported,
+# and the exit status is the program's (128 + N), as perf stat does
+for sn in INT:2 TERM:15; do
+	sig=${sn%:*} num=${sn#*:}
+	"$DYNPMU" stat -x, -e INST_RETIRED -o "$T/sig.csv" -- "$G/guest" sleeps 5000 2000 \
+		>/dev/null 2>"$T/e" &
+	dp=$!
+	# the signal once qemu-aarch64 (dynpmu's child) runs the program
+	k=0
+	while [ $k -lt 200 ] && ! pgrep -P $dp >/dev/null; do
+		sleep 0.05
+		k=$((k + 1))
+	done
+	sleep 0.3
+	kill -$sig $dp
+	wait $dp; rc=$?
+	n=$(csv "$T/sig.csv" INST_RETIRED)
+	[ $rc -eq $((128 + num)) ] && grep -q "killed by signal $num (SIG$sig" "$T/sig.csv" &&
+		[ "${n:-0}" -gt 0 ] && ! pgrep -P $dp >/dev/null &&
+		pass "SIG${sig}_ends_the_program_and_reports_its_counts ($n, exit $rc)" ||
+		fail "SIG${sig}_ends_the_program_and_reports_its_counts: rc $rc, $n, $(cat "$T/sig.csv" "$T/e")"
+done
+
 # 7. stdin, stdout and exit status pass through; the report is on stderr
 out=$(printf 'abc xyz\n' | "$DYNPMU" stat -e INST_RETIRED -- "$G/guest" upper 2>"$T/e"); rc=$?
 [ "$out" = "ABC XYZ" ] && [ $rc -eq 3 ] && grep -q INST_RETIRED "$T/e" &&

@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -507,6 +508,42 @@ static void print_sched(const struct dpmu_backend *b)
 		(double)st.idle_ns / 1e6);
 }
 
+/* The run a signal handler looks at: a handler can reach nothing else. */
+static struct dpmu_stat_run *volatile stat_running;
+
+/* SIGINT or SIGTERM while a program runs ends the program, not dynpmu, so
+ * that its counts up to then are reported (with the signal that ended it)
+ * as perf stat does. A terminal's Ctrl-C reaches the program too, in
+ * dynpmu's process group; a signal sent to dynpmu alone (kill, a job
+ * scheduler) is passed on. Before the program starts or after it ended,
+ * dynpmu ends as it would without the handler; the handler is set with
+ * SA_RESETHAND, so a second signal ends dynpmu at once (and qemu with it,
+ * PR_SET_PDEATHSIG). */
+static void stat_on_signal(int sig, siginfo_t *si, void *uctx)
+{
+	(void)uctx;
+	struct dpmu_stat_run *r = stat_running;
+	/* si_code <= 0: SI_USER, SI_QUEUE, SI_TKILL, sent by a process */
+	if (r && r->b && dpmu_qemu_signal(r->b, si->si_code <= 0 ? sig : 0))
+		return;
+	raise(sig);
+}
+
+static void stat_signals(bool on)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	if (on) {
+		sa.sa_sigaction = stat_on_signal;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_RESETHAND;
+	} else {
+		sa.sa_handler = SIG_DFL;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int dpmu_cmd_stat(int argc, char **argv)
 {
 	struct dpmu_stat_opts o;
@@ -531,7 +568,16 @@ int dpmu_cmd_stat(int argc, char **argv)
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
 	struct dpmu_stat_run r;
+	memset(&r, 0, sizeof r);
+	if (o.prog_argv) {
+		stat_running = &r;
+		stat_signals(true);
+	}
 	rc = dpmu_stat_measure(&o, &r, &err);
+	if (o.prog_argv) {
+		stat_signals(false);
+		stat_running = NULL;
+	}
 	int status;
 	if (rc) {
 		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));

@@ -130,29 +130,35 @@ static int check_dynamic(Elf *e, const char *prog, const char *interp, const cha
 /* The program headers and every segment's file bytes lie within the file,
  * and something is loadable: a truncated or damaged program is named here,
  * not run into a crash of qemu's loader that would read as the program's
- * own SIGSEGV. */
+ * own SIGSEGV. The one pass over the headers also finds the PT_INTERP
+ * header, if any (*interp, left as it is without one). */
 static int check_segments(Elf *e, const GElf_Ehdr *eh, const char *prog, off_t size,
-			  struct dpmu_err *err)
+			  GElf_Phdr *interp, struct dpmu_err *err)
 {
-	uint64_t ph_end = eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize;
+	size_t nph = 0;
+	if (elf_getphdrnum(e, &nph) != 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: a damaged ELF file: its program headers "
+				    "cannot be read (%s)", prog, elf_errmsg(-1));
+	/* From the ELF header, not nph: libelf counts none of a table that
+	 * lies past the file's end. PN_XNUM: the count is in section 0. */
+	uint64_t count = eh->e_phnum == PN_XNUM ? nph : eh->e_phnum;
+	uint64_t ph_end = eh->e_phoff + count * eh->e_phentsize;
 	if (eh->e_phoff > (uint64_t)size || ph_end > (uint64_t)size)
 		return dpmu_err_set(err, DPMU_EINVAL,
 				    "%s: a damaged ELF file: its program headers end at byte %llu, "
 				    "past the end of its %lld bytes (truncated?)",
 				    prog, (unsigned long long)ph_end, (long long)size);
-	size_t nph = 0;
-	if (elf_getphdrnum(e, &nph) != 0)
-		return dpmu_err_set(err, DPMU_EINVAL, "%s: a damaged ELF file: its program headers "
-				    "cannot be read (%s)", prog, elf_errmsg(-1));
 	bool load = false;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(e, (int)i, &ph))
 			return dpmu_err_set(err, DPMU_EINVAL,
-					    "%s: a damaged ELF file: program header %zu lies past "
-					    "the end of its %lld bytes (truncated?)",
-					    prog, i, (long long)size);
+					    "%s: a damaged ELF file: program header %zu cannot be "
+					    "read (%s)",
+					    prog, i, elf_errmsg(-1));
 		load |= ph.p_type == PT_LOAD;
+		if (ph.p_type == PT_INTERP && interp->p_type != PT_INTERP)
+			*interp = ph;
 		if (ph.p_filesz && (ph.p_offset > (uint64_t)size ||
 				    ph.p_filesz > (uint64_t)size - ph.p_offset))
 			return dpmu_err_set(err, DPMU_EINVAL,
@@ -227,21 +233,19 @@ int dpmu_qemu_check_program(const char *program, const char *sysroot, char *reso
 		rc = dpmu_err_set(err, DPMU_EINVAL,
 				  "%s is an ELF object or core file, not a program (link it first)",
 				  resolved);
-	} else if (!(rc = check_segments(e, &eh, resolved, st.st_size, err))) {
-		size_t nph = 0;
-		elf_getphdrnum(e, &nph);
-		for (size_t i = 0; i < nph && !rc; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP)
-				continue;
+	} else {
+		GElf_Phdr ip = {.p_type = PT_NULL};
+		rc = check_segments(e, &eh, resolved, st.st_size, &ip, err);
+		if (!rc && ip.p_type == PT_INTERP) {
 			char interp[512] = "";
-			size_t len = ph.p_filesz < sizeof interp ? ph.p_filesz : sizeof interp - 1;
-			if (pread(fd, interp, len, (off_t)ph.p_offset) != (ssize_t)len) {
-				rc = dpmu_err_set(err, DPMU_EIO, "%s: cannot read its PT_INTERP", resolved);
-				break;
+			size_t len = ip.p_filesz < sizeof interp ? ip.p_filesz : sizeof interp - 1;
+			if (pread(fd, interp, len, (off_t)ip.p_offset) != (ssize_t)len) {
+				rc = dpmu_err_set(err, DPMU_EIO, "%s: cannot read its PT_INTERP",
+						  resolved);
+			} else {
+				interp[len] = '\0';
+				rc = check_dynamic(e, resolved, interp, sysroot, err);
 			}
-			interp[len] = '\0';
-			rc = check_dynamic(e, resolved, interp, sysroot, err);
 		}
 	}
 	elf_end(e);

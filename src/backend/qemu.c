@@ -1477,12 +1477,14 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 			continue;
 		}
 		if (!q->exited) {
-			int st;
-			pid_t w = waitpid(q->pid, &st, WNOHANG);
-			if (w == q->pid) {
+			/* seen ended but not reaped (WNOWAIT), so that live_pid is
+			 * cleared while the pid is still qemu's */
+			siginfo_t si = {0};
+			if (waitid(P_PID, (id_t)q->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    si.si_pid == q->pid) {
 				q->live_pid = 0;
+				waitpid(q->pid, &q->status, 0);
 				q->exited = true;
-				q->status = st;
 				continue; /* drain once more: qemu published before it went */
 			}
 			struct timespec ts = {0, idle < 100 ? 20000 : 200000}, t0;

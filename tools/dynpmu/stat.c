@@ -568,6 +568,7 @@ int dpmu_cmd_stat(int argc, char **argv)
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
 	struct dpmu_stat_run r;
+	/* zeroed before the handler can look at it (r.b NULL: no program yet) */
 	memset(&r, 0, sizeof r);
 	if (o.prog_argv) {
 		stat_running = &r;

@@ -10,12 +10,12 @@ all: build
 
 build:
 	@scripts/deps.sh build
-	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DDPMU_TESTS=OFF >/dev/null
 	$(CMAKE) --build build -j$(JOBS)
 
 demo:
 	@scripts/deps.sh demo
-	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DDPMU_TESTS=OFF >/dev/null
 	$(CMAKE) --build build -j$(JOBS)
 	build/dynpmu demo
 

@@ -119,8 +119,14 @@ struct dpmu_pipeline_params {
 	uint32_t issue_width;
 	uint32_t base_cpi_milli;      /* cycles per instruction x 1000 with no stalls */
 	uint32_t mispredict_penalty;  /* cycles */
-	uint32_t mlp;                 /* outstanding D-side misses overlapped */
+	/* Instructions in flight past an incomplete one (an out-of-order
+	 * core's reorder buffer); 0: in order, the first use of a pending
+	 * load stalls. */
+	uint32_t reorder_window;
+	uint32_t miss_buffers;        /* L1D misses outstanding at once */
 };
+#define DPMU_REORDER_MAX 1024u
+#define DPMU_MISS_BUFFERS_MAX 64u
 
 /* One core type (Cortex-A75, Cortex-A55). Facts about its monitors and its
  * microarchitecture; every core of this type shares them. */

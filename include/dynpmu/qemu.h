@@ -49,14 +49,9 @@ struct dpmu_iclass {
 void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 
 /* Register operands of one A64 instruction, for the timing model's
- * register-ready scoreboard: reg + 1 (0: none), DPMU_REG_* numbering.
- * XZR/WZR is never listed; SVE/SME and unallocated encodings list nothing
- * (src/frontend/insn_regs.c). */
-#define DPMU_REG_X(n) ((uint8_t)(1 + (n)))   /* X0..X30 (W regs are the same register) */
-#define DPMU_REG_SP 32
-#define DPMU_REG_V(n) ((uint8_t)(33 + (n)))  /* V0..V31 (B/H/S/D/Q views are the same register) */
-#define DPMU_REG_NZCV 65
-#define DPMU_REG_COUNT 66                    /* ids 0..65; 0 is "none" */
+ * register-ready scoreboard, in the engine's DPMU_REG_* numbering
+ * (dynpmu/uarch.h; 0: none). XZR/WZR is never listed; SVE/SME and
+ * unallocated encodings list nothing (src/frontend/insn_regs.c). */
 struct dpmu_iregs {
 	uint8_t src[3];  /* registers read, 0-terminated-or-padded, no duplicates */
 	uint8_t dst[3];  /* registers written, same */

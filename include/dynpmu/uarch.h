@@ -53,6 +53,14 @@ enum {
 	DPMU_IC_REG_BRANCH = 1u << 14,/* register branch (BR, BLR, RET): target from a register */
 };
 
+/* Architectural registers as the timing model's scoreboard numbers them
+ * (docs/events.md "Timing"): 0 is "none". */
+#define DPMU_REG_X(n) ((uint8_t)(1 + (n)))   /* X0..X30 (W regs are the same register) */
+#define DPMU_REG_SP 32
+#define DPMU_REG_V(n) ((uint8_t)(33 + (n)))  /* V0..V31 (B/H/S/D/Q views are the same register) */
+#define DPMU_REG_NZCV 65
+#define DPMU_REG_COUNT 66                    /* ids 0..65 */
+
 /* One retired instruction. */
 struct dpmu_insn {
 	uint64_t pc;
@@ -63,6 +71,10 @@ struct dpmu_insn {
 	uint8_t br_kind;        /* enum dpmu_branch_kind */
 	uint8_t taken;          /* branch: 1 taken, 0 not taken */
 	uint8_t isize;          /* instruction bytes (4 on AArch64) */
+	/* Registers read and written (DPMU_REG_*, 0: none): the dependences
+	 * the timing follows. Input without them (a trace) has none; a load
+	 * without a destination then waits for its data at once. */
+	uint8_t src[3], dst[3];
 };
 
 /* A branch that ended a run of instructions, which execution left for

@@ -38,7 +38,7 @@ static const char *const tlb_level_keys[] = {"entries", "ways", "latency", NULL}
 static const char *const branch_keys[] = {"predictor", "entries", "history_bits",
 					  "btb_entries", "ras_entries", NULL};
 static const char *const pipeline_keys[] = {"issue_width", "base_cpi", "mispredict_penalty",
-					    "mlp", NULL};
+					    "reorder_window", "miss_buffers", NULL};
 static const char *const cluster_keys[] = {"cores", "freq", "pmu", "l3", "snoop_filter", NULL};
 static const char *const core_entry_keys[] = {"type", "count", "freq", NULL};
 static const char *const cpmu_keys[] = {"catalog", "counters", "counters64", "events", NULL};
@@ -202,7 +202,10 @@ static int parse_pipeline(struct dpmu_jc *j, const json_t *o, struct dpmu_pipeli
 	    (rc = dpmu_jc_milli(j, o, "base_cpi", true, 0, 0.01, 100.0, &p->base_cpi_milli)) ||
 	    (rc = dpmu_jc_u32(j, o, "mispredict_penalty", true, 0, 0, 1000,
 			      &p->mispredict_penalty)) ||
-	    (rc = dpmu_jc_u32(j, o, "mlp", true, 0, 1, 256, &p->mlp)))
+	    (rc = dpmu_jc_u32(j, o, "reorder_window", true, 0, 0, DPMU_REORDER_MAX,
+			      &p->reorder_window)) ||
+	    (rc = dpmu_jc_u32(j, o, "miss_buffers", true, 0, 1, DPMU_MISS_BUFFERS_MAX,
+			      &p->miss_buffers)))
 		return rc;
 	return 0;
 }

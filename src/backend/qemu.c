@@ -357,6 +357,10 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		t->kind = c.kind;
 		t->br_kind = c.br_kind;
 		t->isize = 4;
+		struct dpmu_iregs r;
+		dpmu_iregs_decode(q->code[k].enc, &r);
+		memcpy(t->src, r.src, sizeof t->src);
+		memcpy(t->dst, r.dst, sizeof t->dst);
 		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2);
 		if (q->tmem[k])
 			q->tcheck[b->first + d->ncheck++] = i;

@@ -15,14 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uarch/timing.h"
 #include "uarch/uarch_internal.h"
 
 #define EV(c, name) ((c)->pend[DPMU_UEV_##name]++)
 
 /* BUS_CYCLES (Arm ARM D17): the core's bus clock, delivered with time. */
 #define EV_BUS_CYCLES 0x1Du
-
-__extension__ typedef unsigned __int128 dpmu_u128;
 
 /* Translated blocks' held-back class events (the end of this file). */
 static void core_fold(struct dpmu_ucore *c);
@@ -144,7 +143,7 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 			 (uint32_t)muldiv(u->profile.dram_latency, t->freq_hz, 1000000000ull);
 	uint32_t bw = u->bus_width ? u->bus_width : t->l1d.line;
 	c->beats = (t->l1d.line + bw - 1) / bw;
-	return 0;
+	return timing_init(c, who, err);
 }
 
 static void core_free(struct dpmu_ucore *c)
@@ -156,6 +155,8 @@ static void core_free(struct dpmu_ucore *c)
 	dpmu_uset_free(&c->dtlb);
 	dpmu_uset_free(&c->l2tlb);
 	dpmu_bpred_free(&c->bp);
+	free(c->tm.rob);
+	c->tm.rob = NULL;
 }
 
 /* Snoop-filter geometry (the profile gives only its entry count): 16-way
@@ -740,83 +741,72 @@ static inline void front_stall(struct dpmu_ucore *c, uint64_t fe)
 	c->stall_cycles += fe;
 }
 
-/* A load's wait beyond the L1D hit: misses overlap up to the memory-level
- * parallelism; translation and cache waits are kept apart so the split
- * events add up exactly. */
-static inline void load_stall(struct dpmu_ucore *c, uint32_t be, uint32_t mlp)
-{
-	uint64_t t = c->tlb_stall < be ? c->tlb_stall : be;
-	c->rem_ld_tlb += t;
-	c->rem_ld_cache += be - t;
-	uint64_t qt = c->rem_ld_tlb / mlp, qc = c->rem_ld_cache / mlp;
-	c->rem_ld_tlb -= qt * mlp;
-	c->rem_ld_cache -= qc * mlp;
-	c->pend[DPMU_UEV_STALL_BACKEND] += qt + qc;
-	/* AMU AMEVCNTR03 (0x4005): the memory part of the wait. */
-	c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qc;
-	c->ipend[DPMU_IEV_STALL_BACKEND_LD] += qt + qc;
-	c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
-	c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qc;
-	c->stall_cycles += qt + qc;
-}
-
 /* Everything of one retired instruction but its class events: the fetch
- * when it leaves the previous instruction's line, its issue on the work
- * clock, its memory access or branch, and the stalls they cause. The
- * order is the timing's: the fetch reads the clock before the issue, the
- * access after it. */
-static inline void insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c,
-				const struct dpmu_insn *in, uint32_t cpi, uint32_t mlp, bool fetch,
-				bool strex)
+ * when it leaves the previous instruction's line, the wait for its
+ * sources or the reorder window (timing.h), its issue on the work clock,
+ * its memory access or branch, the stalls they cause, and when its
+ * results are ready. The order is the timing's: the fetch reads the
+ * clock before the issue, the access after it. `touch`: insn_touch(in).
+ * `summed`: a load or store of a block summary, which holds the access's
+ * dpmu_mem_summed counts. */
+static inline __attribute__((always_inline)) void
+insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+	     dpmu_u128 touch, uint32_t cpi, bool fetch, bool strex, bool summed)
 {
 	uint64_t fe = 0;
 	uint32_t bw = 0, be = 0;
+	bool mispredict = false;
 
 	/* `fetch` false: the fetch cannot have left the previous line. */
 	if (fetch)
 		fe = fetch_line(u, c, in->pc);
+	const struct dpmu_ureg *src;
+	uint64_t s = core_now(c, fe);
+	s += dep_issue(c, in, touch, s, &src);
 	/* Memory timing reads the core's clock: it includes this
 	 * instruction's issue. */
 	c->work_milli += cpi;
 
 	switch (in->kind) {
 	case DPMU_INSN_LOAD:
-		be = dpmu_mem_op(u, c, in, false, &bw, false, 0);
+		be = dpmu_mem_op(u, c, in, false, &bw, summed, c->work_milli);
 		break;
 	case DPMU_INSN_STORE:
-		dpmu_mem_op(u, c, in, true, &bw, false, 0);
+		dpmu_mem_op(u, c, in, true, &bw, summed, c->work_milli);
 		if (bw)
 			store_stall(c, bw);
 		break;
-	case DPMU_INSN_BRANCH:
+	case DPMU_INSN_BRANCH: {
+		uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED];
 		fe += branch_op(c, in);
+		mispredict = c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
 		break;
+	}
 	default:
 		break;
 	}
 	if (strex)
 		strex_event(c, in);
 
+	if (mispredict)
+		dep_resolve(c, src, s + cpi);
 	if (fe)
 		front_stall(c, fe);
-	if (be)
-		load_stall(c, be, mlp);
-}
-
-static inline uint32_t core_mlp(const struct dpmu_ucore *c)
-{
-	return c->type->pipeline.mlp ? c->type->pipeline.mlp : 1;
+	if (in->kind == DPMU_INSN_LOAD)
+		dep_load(c, in, src, s, be, c->tlb_stall);
+	else if (touch & c->dep_pend)
+		dep_other(c, in, src, s);
 }
 
 /* A run of instructions on one core with no delivery point inside. */
 static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *insns,
 		       size_t n)
 {
-	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	for (size_t i = 0; i < n; i++) {
-		insn_dynamic(u, c, &insns[i], cpi, mlp, true, insns[i].flags & DPMU_IC_STREX);
-		class_events(c->pend, c->ipend, &insns[i]);
+		const struct dpmu_insn *in = &insns[i];
+		insn_dynamic(u, c, in, insn_touch(in), cpi, true, in->flags & DPMU_IC_STREX, false);
+		class_events(c->pend, c->ipend, in);
 	}
 }
 
@@ -941,6 +931,14 @@ struct dpmu_ublock {
 	 * its first nfold entries are those the set holds (core_fold_live) */
 	uint64_t fold_key[DPMU_FOLD_WORDS];
 	uint32_t nfold;
+	/* Dependences (timing.h): the registers the instructions touch, all
+	 * of them and each one's; walk: an instruction reads or writes what
+	 * an earlier load of the block wrote, or a load has no register
+	 * operands, so an execution times every instruction (run_block_walk)
+	 * where the steps would miss a wait. */
+	dpmu_u128 touch;
+	dpmu_u128 *itouch;
+	bool walk;
 };
 
 /* Whether instruction i of a block may start a new fetch line of 2^shift
@@ -1040,12 +1038,25 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	}
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
-	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->insn + nev * sizeof *b->ev +
-					      (n + 1) * sizeof *b->step);
+	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->itouch + n * sizeof *b->insn +
+					      nev * sizeof *b->ev + (n + 1) * sizeof *b->step);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
-	b->insn = (struct dpmu_insn *)(b + 1);
+	/* the 16-byte masks first, where calloc's alignment holds */
+	b->itouch = (dpmu_u128 *)(b + 1);
+	dpmu_u128 loaded = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dpmu_insn *in = &insns[i];
+		b->itouch[i] = insn_touch(in);
+		b->touch |= b->itouch[i];
+		b->walk |= (b->itouch[i] & loaded) != 0;
+		if (in->kind == DPMU_INSN_LOAD) {
+			b->walk |= insn_no_regs(in);
+			loaded |= reg_bit(in->dst[0]) | reg_bit(in->dst[1]) | reg_bit(in->dst[2]);
+		}
+	}
+	b->insn = (struct dpmu_insn *)(b->itouch + n);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
 	b->tail_pc = insns[n - 1].pc;
@@ -1188,14 +1199,15 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
  * rare, and the step loop keeps fewer registers live without it. */
 static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						    struct dpmu_insn *in, uint32_t op,
-						    uint64_t addr, uint32_t cpi)
+						    uint64_t addr, uint32_t cpi, dpmu_u128 touch)
 {
 	if (op == STEP_BRANCH)
 		return branch_op(c, in);
 	if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 		in->addr = addr;
 	c->work_milli -= cpi; /* insn_dynamic issues it */
-	insn_dynamic(u, c, in, cpi, core_mlp(c), false, true);
+	c->dep_seq--;         /* and dispatches it */
+	insn_dynamic(u, c, in, touch, cpi, false, true, false);
 	return 0;
 }
 
@@ -1206,7 +1218,6 @@ static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct
 static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						      struct dpmu_ublock *b, const uint64_t *addr)
 {
-	const uint32_t mlp = core_mlp(c);
 	const uint32_t cpi = c->cpi_milli;
 	const uint32_t n = b->n;
 	for (uint32_t lo = 0; lo < n;) {
@@ -1216,12 +1227,78 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 				in->addr = addr[i];
 			/* insn_dynamic checks the fetch line of each */
-			insn_dynamic(u, c, in, cpi, mlp, true, in->flags & DPMU_IC_STREX);
+			insn_dynamic(u, c, in, b->itouch[i], cpi, true, in->flags & DPMU_IC_STREX,
+				     false);
 			class_events(c->pend, c->ipend, in);
 		}
 		retired(u, c, hi - lo);
 		lo = hi;
 	}
+}
+
+/* The class events of a whole execution of b on c wait for the delivery
+ * (block_fold); the batch bound is checked as retired() does. */
+static inline void block_ran(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b)
+{
+	if (b->owner != c)
+		block_adopt(c, b);
+	b->runs++;
+	/* retired() but INST_RETIRED, which is in the block's totals */
+	c->batch_left -= b->n;
+	if (!c->batch_left)
+		dpmu_uarch_flush_core(u, c->id);
+}
+
+/* A block with no delivery point inside whose instructions wait for one
+ * another or for what is pending (needs_walk): each instruction timed as
+ * the per-instruction path does, the class events and the summed access
+ * counts from the summary. */
+static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						     struct dpmu_ublock *b, const uint64_t *addr,
+						     uint64_t next_pc)
+{
+	if (b->branch)
+		dpmu_insn_branch_to(b->branch, next_pc);
+	const uint32_t cpi = c->cpi_milli;
+	const uint32_t n = b->n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct dpmu_insn *in = &b->insn[i];
+		bool strex = in->flags & DPMU_IC_STREX;
+		if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE) {
+			in->addr = addr[i];
+			if (!strex) {
+				insn_dynamic(u, c, in, b->itouch[i], cpi, true, false, true);
+				continue;
+			}
+		}
+		insn_dynamic(u, c, in, b->itouch[i], cpi, true, strex, false);
+	}
+	block_ran(u, c, b);
+}
+
+/* Whether an execution of b on c must time every instruction: it waits
+ * within itself (walk), reaches a full reorder window, or touches a
+ * register still pending (those found ready by now are settled here). */
+static inline bool needs_walk(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+{
+	if (b->walk || c->dep_seq + b->n >= c->rob_limit)
+		return true;
+	/* a load of the block may fill the window within it */
+	if (c->tm.window && b->n > c->tm.window)
+		return true;
+	dpmu_u128 p = c->dep_pend & b->touch;
+	if (!p)
+		return false;
+	const uint64_t now = core_now(c, 0);
+	for (; p; p &= p - 1) {
+		uint64_t lo = (uint64_t)p;
+		unsigned r = lo ? (unsigned)__builtin_ctzll(lo)
+				: 64 + (unsigned)__builtin_ctzll((uint64_t)(p >> 64));
+		if (c->tm.reg[r].ready > now)
+			return true;
+		c->dep_pend &= ~reg_bit((uint8_t)r);
+	}
+	return false;
 }
 
 /* The block path on core c, below dpmu_uarch_run_block_on: a block with
@@ -1271,11 +1348,13 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 	/* fetch_line returns 0 for the block's one fetch: its line is the
 	 * last one fetched */
 	if (n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
-	    b->head_blk == c->last_fetch_blk) {
+	    b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->touch) &&
+	    c->dep_seq + n < c->rob_limit) {
 		uint64_t fe = cond_tail(c, b, next_pc);
 		if (fe)
 			front_stall(c, fe);
 		c->work_milli += (uint64_t)n * c->cpi_milli;
+		c->dep_seq += n;
 		b->runs++;
 		c->batch_left -= n;
 		return;
@@ -1295,10 +1374,18 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 		run_block_split(u, c, b, addr);
 		return;
 	}
+	if (needs_walk(c, b)) {
+		run_block_walk(u, c, b, addr, next_pc);
+		return;
+	}
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
 	const uint32_t cpi = c->cpi_milli;
 	const uint64_t work0 = c->work_milli;
+	/* No instruction waits (needs_walk): only the loads' values, which
+	 * nothing in the block reads, and their place in the reorder
+	 * window. */
+	const uint64_t seq0 = c->dep_seq;
 	/* instruction i issues at work1 + i * cpi: one add fewer a step */
 	const uint64_t work1 = work0 + cpi;
 	/* locals: the stores into the core's counts below may alias b */
@@ -1330,10 +1417,9 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 			uint32_t bw;
 			in->addr = addr[i];
 			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
-			/* the MLP read only here: few loads stall, and a
-			 * value kept for the whole block costs a spill */
-			if (be)
-				load_stall(c, be, core_mlp(c));
+			uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
+			c->dep_seq = seq0 + i + 1;
+			dep_load(c, in, &c->tm.reg[0], s, be, c->tlb_stall);
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
@@ -1348,7 +1434,8 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 			if (in == b->copy_branch)
 				dpmu_insn_branch_to(in, next_pc);
 			c->work_milli = wi;
-			fe += step_rare(u, c, in, op, addr[i], cpi);
+			c->dep_seq = seq0 + i + 1;
+			fe += step_rare(u, c, in, op, addr[i], cpi, b->itouch[i]);
 		}
 		if (fe) {
 			front_stall(c, fe);
@@ -1374,14 +1461,8 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 			front_stall(c, fe);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
-	/* The class events wait for the delivery (block_fold). */
-	if (b->owner != c)
-		block_adopt(c, b);
-	b->runs++;
-	/* retired() but INST_RETIRED, which is in the block's totals */
-	c->batch_left -= n;
-	if (!c->batch_left)
-		dpmu_uarch_flush_core(u, c->id);
+	c->dep_seq = seq0 + n;
+	block_ran(u, c, b);
 }
 
 void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,

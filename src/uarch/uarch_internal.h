@@ -456,6 +456,41 @@ struct dpmu_live {
  * default 256 instructions usually runs far fewer distinct blocks; a core
  * that fills the list adds its held counts to the pending ones early (the
  * same counts at the same delivery). */
+/* ---- dependence timing (timing.h) ------------------------------------------- */
+
+__extension__ typedef unsigned __int128 dpmu_u128;
+
+/* A register's value: when it is ready (milli-cycles of the core's clock,
+ * work_milli + 1000 x stall_cycles) and, for a wait on it, how the load
+ * it came from spent its time, from the end: `mem` milli-cycles beyond
+ * the L1D (a miss buffer, the L2, L3, DRAM), before them the L1D's
+ * latency, before that `tlb` of translation. */
+struct dpmu_ureg {
+	uint64_t ready;
+	uint32_t mem, tlb;
+};
+
+/* An instruction that completes later than every older one: the reorder
+ * window's oldest incomplete instructions retire when it does. */
+struct dpmu_urob {
+	uint64_t seq, ret;
+	uint32_t mem, tlb;
+};
+
+struct dpmu_utiming {
+	uint32_t window;             /* reorder window; 0: in order */
+	uint32_t nmb;                /* miss buffers */
+	uint32_t l1_milli;           /* L1D load-to-use latency x 1000 */
+	uint32_t rob_mask;           /* ring size - 1 */
+	uint32_t rob_head, rob_n;
+	uint64_t rob_last;           /* the latest retire time pushed */
+	struct dpmu_urob *rob;       /* ring of rob_mask + 1 (NULL in order) */
+	uint64_t mb[DPMU_MISS_BUFFERS_MAX]; /* when each miss buffer frees */
+	/* waits in milli-cycles not yet counted as whole stall cycles */
+	uint64_t rem_tlb, rem_l1, rem_mem;
+	struct dpmu_ureg reg[DPMU_REG_COUNT]; /* reg[0]: "none", always ready */
+};
+
 #define DPMU_UCORE_OWNED 128
 
 /* pend[] and ipend[] entries, as bits of a core's fold_need set */
@@ -485,7 +520,12 @@ struct dpmu_ucore {
 	struct dpmu_ucache l1i, l1d;
 	struct dpmu_uset dtlb;
 	struct dpmu_bpred bp;
-	uint64_t rem_ld_cache, rem_ld_tlb; /* load stall cycles not yet divided by MLP */
+	/* What the block path tests on every block: the registers whose
+	 * value may not be ready (bit DPMU_REG_*), the instructions the core
+	 * has dispatched, and the first of them that would find the reorder
+	 * window full (UINT64_MAX: none). The rest: struct dpmu_utiming. */
+	dpmu_u128 dep_pend;
+	uint64_t dep_seq, rob_limit;
 
 	/* batched delivery; pend[DPMU_UEV_COUNT] and ipend[DPMU_IEV_COUNT] stay
 	 * 0 (what a delivery-list entry sums when it has fewer sources) */
@@ -546,6 +586,8 @@ struct dpmu_ucore {
 	 * delivery does before it folds: INST_RETIRED is in it; a new block's
 	 * is). */
 	uint64_t fold_need[DPMU_FOLD_WORDS];
+
+	struct dpmu_utiming tm;
 
 	/* The levels an L1 miss or a page walk reaches (mem.c) */
 	struct dpmu_ucache l2;

@@ -598,7 +598,8 @@ static void same_type(const struct dpmu_core_type *a, const struct dpmu_core_typ
 	SAME(bp.kind), SAME(bp.entries), SAME(bp.history_bits), SAME(bp.btb_entries);
 	SAME(bp.ras_entries);
 	SAME(pipeline.issue_width), SAME(pipeline.base_cpi_milli);
-	SAME(pipeline.mispredict_penalty), SAME(pipeline.mlp);
+	SAME(pipeline.mispredict_penalty), SAME(pipeline.reorder_window),
+	    SAME(pipeline.miss_buffers);
 }
 
 static void same_cluster(const struct dpmu_cluster_params *a, const struct dpmu_cluster_params *b)

@@ -330,8 +330,9 @@ static void random_replacement_is_deterministic(void **state)
 }
 
 /* Pointer chase: cycles per load against working-set size has its plateaus
- * at the profile's load-to-use latencies (MLP 1: dependent loads; the TLB
- * taken out of the picture with a huge page). */
+ * at the profile's load-to-use latencies (each load's address is the
+ * previous load's value, x0; the TLB taken out of the picture with a huge
+ * page). */
 static double chase(struct fx *f, uint64_t bytes)
 {
 	uint64_t n = bytes / 64;
@@ -348,6 +349,7 @@ static double chase(struct fx *f, uint64_t bytes)
 	}
 	uint64_t base = 0x40000000;
 	struct dpmu_insn in = ld(0x1000, 0);
+	in.src[0] = in.dst[0] = DPMU_REG_X(0);
 	for (int pass = 0; pass < 3; pass++) {
 		if (pass == 2) {
 			dpmu_uarch_flush(f->u);
@@ -368,25 +370,22 @@ static void pointer_chase_plateaus_at_cache_latencies(void **state)
 	(void)state;
 	struct fx *f = fx_load(DPMU_PROFILE_DEFAULT);
 	struct dpmu_core_type *t = &f->p->core_types[0];
-	t->pipeline.mlp = 1;
+	
 	t->page_size = 1u << 30;
 	fx_start(f);
 	const struct dpmu_cluster_params *cp = &f->p->clusters[0];
-	double cpi = (t->pipeline.base_cpi_milli > 1000 / t->pipeline.issue_width
-			      ? t->pipeline.base_cpi_milli
-			      : (1000 + t->pipeline.issue_width - 1) / t->pipeline.issue_width) /
-		     1000.0;
+	
 	double mem = cp->l3.latency + f->p->bus_latency +
 		     f->p->dram_latency * (double)t->freq_hz / 1e9;
 	struct {
 		uint64_t bytes;
 		double expect;
 	} pts[] = {
-		{ t->l1d.size / 4, cpi },
-		{ t->l1d.size / 2, cpi },
-		{ t->l2.size / 2, cpi + t->l2.latency - t->l1d.latency },
-		{ cp->l3.size / 2, cpi + cp->l3.latency - t->l1d.latency },
-		{ cp->l3.size * 4, cpi + mem - t->l1d.latency },
+		{ t->l1d.size / 4, t->l1d.latency },
+		{ t->l1d.size / 2, t->l1d.latency },
+		{ t->l2.size / 2, t->l2.latency },
+		{ cp->l3.size / 2, cp->l3.latency },
+		{ cp->l3.size * 4, mem },
 	};
 	for (unsigned i = 0; i < sizeof pts / sizeof pts[0]; i++) {
 		double got = chase(f, pts[i].bytes);

@@ -1,0 +1,284 @@
+/*
+ * Dependence timing (docs/events.md "Timing"), inline for the retire loop
+ * and the block path of uarch.c.
+ *
+ * The core dispatches in order at its base CPI. Each register has the
+ * time its value is ready; a load's value is ready at its start plus the
+ * load-to-use latency of the level that served it (the L1D's, or what
+ * mem.c returns beyond it: L2, L3, a peer's cache, DRAM, translation). An
+ * L1D miss holds one of the core's miss buffers until its data arrives,
+ * and starts no earlier than one is free.
+ *
+ *   in order (reorder_window 0, Cortex-A55): an instruction whose source
+ *   is not ready stalls the core until it is (the first use of a
+ *   pending load).
+ *   out of order (Cortex-A75): an instruction issues when its sources are
+ *   ready without stalling dispatch; instructions retire in order, so
+ *   the reorder window holds the instructions since the oldest that has
+ *   not completed, and dispatch stalls when the window is full.
+ *
+ * Either way a mispredicted branch restarts fetch only when it resolves
+ * (its sources ready), then after the penalty. Waits are in
+ * milli-cycles on the work clock, so a dependent chain costs its
+ * latencies exactly; the stall events count them in whole cycles, split
+ * by where the awaited load spent its time.
+ *
+ * State that needs no per-instruction work when nothing is pending:
+ * dep_pend (the registers that may not be ready), dep_seq and rob_limit
+ * let the block path skip blocks that touch none of them.
+ */
+#ifndef DPMU_UARCH_TIMING_H
+#define DPMU_UARCH_TIMING_H
+
+#include <stdlib.h>
+
+#include "uarch/uarch_internal.h"
+
+static inline dpmu_u128 reg_bit(uint8_t r)
+{
+	return (dpmu_u128)(r != 0) << r;
+}
+
+/* The registers an instruction reads or writes. */
+static inline dpmu_u128 insn_touch(const struct dpmu_insn *in)
+{
+	return reg_bit(in->src[0]) | reg_bit(in->src[1]) | reg_bit(in->src[2]) |
+	       reg_bit(in->dst[0]) | reg_bit(in->dst[1]) | reg_bit(in->dst[2]);
+}
+
+/* Input without register operands (a trace): its loads' values have no
+ * known consumer, so each waits for its data at once. */
+static inline bool insn_no_regs(const struct dpmu_insn *in)
+{
+	return !(in->src[0] | in->dst[0]);
+}
+
+static inline uint64_t core_now(const struct dpmu_ucore *c, uint64_t fe)
+{
+	return c->work_milli + 1000 * (c->stall_cycles + fe);
+}
+
+static int timing_init(struct dpmu_ucore *c, const char *who, struct dpmu_err *err)
+{
+	const struct dpmu_pipeline_params *p = &c->type->pipeline;
+	struct dpmu_utiming *t = &c->tm;
+	if (p->miss_buffers == 0 || p->miss_buffers > DPMU_MISS_BUFFERS_MAX)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: %u miss buffers (1 to %u)", who,
+				    p->miss_buffers, DPMU_MISS_BUFFERS_MAX);
+	if (p->reorder_window > DPMU_REORDER_MAX)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: reorder window %u (0 to %u)", who,
+				    p->reorder_window, DPMU_REORDER_MAX);
+	t->window = p->reorder_window;
+	t->nmb = p->miss_buffers;
+	t->l1_milli = c->type->l1d.latency * 1000;
+	c->rob_limit = UINT64_MAX;
+	if (t->window) {
+		/* at most window + 1 entries are held (rob_wait) */
+		uint32_t n = 2;
+		while (n < t->window + 2)
+			n <<= 1;
+		t->rob = calloc(n, sizeof *t->rob);
+		if (!t->rob)
+			return dpmu_err_set(err, DPMU_ENOMEM, "%s: out of memory", who);
+		t->rob_mask = n - 1;
+	}
+	return 0;
+}
+
+/* A wait of w milli-cycles for a value whose load spent its time as
+ * `why` says: the clock moves on, and the stall events get their whole
+ * cycles, the memory part (beyond the L1D) first from the end, then the
+ * L1D's latency, then translation; what is left (a wait for the load's
+ * own sources) counts with the L1D part. STALL_BACKEND_MEM (the AMU's
+ * 0x4005) is the part beyond the L1D. */
+static inline void dep_wait(struct dpmu_ucore *c, uint64_t w, uint32_t mem, uint32_t tlb)
+{
+	struct dpmu_utiming *t = &c->tm;
+	c->work_milli += w;
+	uint64_t m = w < mem ? w : mem, rest = w - m;
+	uint64_t l = rest < t->l1_milli ? rest : t->l1_milli;
+	uint64_t x = rest - l < tlb ? rest - l : tlb;
+	t->rem_mem += m;
+	t->rem_tlb += x;
+	t->rem_l1 += rest - x;
+	uint64_t qm = t->rem_mem / 1000, qt = t->rem_tlb / 1000, ql = t->rem_l1 / 1000;
+	t->rem_mem -= qm * 1000;
+	t->rem_tlb -= qt * 1000;
+	t->rem_l1 -= ql * 1000;
+	uint64_t q = qm + qt + ql;
+	c->pend[DPMU_UEV_STALL_BACKEND] += q;
+	c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qm;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD] += q;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
+	c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qm + ql;
+}
+
+/* The latest-ready source of `in` (reg[0] when none is later). */
+static inline const struct dpmu_ureg *dep_src(const struct dpmu_ucore *c,
+					      const struct dpmu_insn *in)
+{
+	const struct dpmu_ureg *r = &c->tm.reg[in->src[0]], *b = &c->tm.reg[in->src[1]],
+			       *d = &c->tm.reg[in->src[2]];
+	if (b->ready > r->ready)
+		r = b;
+	if (d->ready > r->ready)
+		r = d;
+	return r;
+}
+
+/* Out of order: instruction dep_seq enters the reorder window when the
+ * one `window` older has retired; returns the wait (milli-cycles) for it
+ * at `now` and counts it. Entries that retired by now go. */
+static inline uint64_t rob_wait(struct dpmu_ucore *c, uint64_t now)
+{
+	struct dpmu_utiming *t = &c->tm;
+	uint64_t w = 0;
+	uint32_t mem = 0, tlb = 0;
+	while (t->rob_n) {
+		const struct dpmu_urob *e = &t->rob[t->rob_head];
+		if (e->seq + t->window <= c->dep_seq) {
+			if (e->ret > now + w) {
+				w = e->ret - now;
+				mem = e->mem;
+				tlb = e->tlb;
+			}
+		} else if (e->ret > now + w) {
+			break;
+		}
+		t->rob_head = (t->rob_head + 1) & t->rob_mask;
+		t->rob_n--;
+	}
+	c->rob_limit = t->rob_n ? t->rob[t->rob_head].seq + t->window : UINT64_MAX;
+	if (w)
+		dep_wait(c, w, mem, tlb);
+	return w;
+}
+
+/* Out of order: an instruction of dep_seq completes at `done`; if later
+ * than every older one, the window's retirement waits for it. */
+static inline void rob_push(struct dpmu_ucore *c, uint64_t done, uint32_t mem, uint32_t tlb)
+{
+	struct dpmu_utiming *t = &c->tm;
+	if (done <= t->rob_last)
+		return;
+	t->rob_last = done;
+	/* rob_wait keeps at most `window` entries younger than the window
+	 * plus the one it waits for: the ring never fills */
+	uint32_t i = (t->rob_head + t->rob_n++) & t->rob_mask;
+	t->rob[i] = (struct dpmu_urob){ c->dep_seq, done, mem, tlb };
+	if (t->rob_n == 1)
+		c->rob_limit = c->dep_seq + t->window;
+}
+
+/* Before instruction `in` (touching `touch`) issues at `now` (its fetch
+ * stall included): the wait for a full reorder window (out of order) or
+ * for its sources (in order). Returns the wait; *src is its latest
+ * source. */
+static inline uint64_t dep_issue(struct dpmu_ucore *c, const struct dpmu_insn *in,
+				 dpmu_u128 touch, uint64_t now, const struct dpmu_ureg **src)
+{
+	c->dep_seq++;
+	*src = &c->tm.reg[0];
+	uint64_t w = 0;
+	if (c->tm.window) {
+		if (c->dep_seq >= c->rob_limit)
+			w = rob_wait(c, now);
+		if (touch & c->dep_pend)
+			*src = dep_src(c, in);
+		return w;
+	}
+	if (!(touch & c->dep_pend))
+		return 0;
+	const struct dpmu_ureg *r = dep_src(c, in);
+	*src = r;
+	if (r->ready > now) {
+		w = r->ready - now;
+		dep_wait(c, w, r->mem, r->tlb);
+	}
+	return w;
+}
+
+/* The registers `in` writes hold a value ready at `ready`. */
+static inline void dep_write(struct dpmu_ucore *c, const struct dpmu_insn *in, uint64_t now,
+			     uint64_t ready, uint32_t mem, uint32_t tlb)
+{
+	for (unsigned k = 0; k < 3 && in->dst[k]; k++) {
+		c->tm.reg[in->dst[k]] = (struct dpmu_ureg){ ready, mem, tlb };
+		if (ready > now)
+			c->dep_pend |= reg_bit(in->dst[k]);
+		else
+			c->dep_pend &= ~reg_bit(in->dst[k]);
+	}
+}
+
+/* Sources found ready by `now` are no longer pending. */
+static inline void dep_settle_src(struct dpmu_ucore *c, const struct dpmu_insn *in, uint64_t now)
+{
+	for (unsigned k = 0; k < 3 && in->src[k]; k++)
+		if (c->tm.reg[in->src[k]].ready <= now)
+			c->dep_pend &= ~reg_bit(in->src[k]);
+}
+
+/* A load that started issuing at `s` (its dispatch slot), after its
+ * sources (src), with `be` cycles beyond the L1D of which `tlb` were
+ * translation: when its value is ready. An L1D miss (a cache part
+ * beyond the L1D) takes the miss buffer that frees first. */
+static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
+			    const struct dpmu_ureg *src, uint64_t s, uint32_t be, uint32_t tlb)
+{
+	struct dpmu_utiming *t = &c->tm;
+	uint64_t start = src->ready > s ? src->ready : s;
+	uint32_t t_milli = (be ? (tlb < be ? tlb : be) : 0) * 1000;
+	uint64_t mem = (uint64_t)be * 1000 - t_milli;
+	if (mem) {
+		unsigned k = 0;
+		for (unsigned i = 1; i < t->nmb; i++)
+			if (t->mb[i] < t->mb[k])
+				k = i;
+		if (t->mb[k] > start) {
+			mem += t->mb[k] - start;
+			start = t->mb[k];
+		}
+		t->mb[k] = start + t->l1_milli + be * 1000ull;
+	}
+	uint64_t ready = start + t->l1_milli + be * 1000ull;
+	uint32_t m = mem < UINT32_MAX ? (uint32_t)mem : UINT32_MAX;
+	if (insn_no_regs(in)) {
+		/* no consumer known: the data is waited for now */
+		uint64_t now = core_now(c, 0);
+		if (ready > now)
+			dep_wait(c, ready - now, m, t_milli);
+		return;
+	}
+	dep_settle_src(c, in, s);
+	dep_write(c, in, s, ready, m, t_milli);
+	if (t->window)
+		rob_push(c, ready, m, t_milli);
+}
+
+/* Any other instruction that started issuing at `s` after its sources
+ * (src): its results are ready when it issues (an out-of-order core
+ * issues it when its sources are; an in-order one waited for them). */
+static inline void dep_other(struct dpmu_ucore *c, const struct dpmu_insn *in,
+			     const struct dpmu_ureg *src, uint64_t s)
+{
+	uint64_t ready = src->ready > s ? src->ready : s;
+	dep_settle_src(c, in, s);
+	dep_write(c, in, s, ready, src->mem, src->tlb);
+	if (c->tm.window && ready > s)
+		rob_push(c, ready, src->mem, src->tlb);
+}
+
+/* A mispredicted branch that issued at `s`: fetch restarts when it
+ * resolves, its sources ready (out of order: it did not wait for them
+ * to issue). Returns the wait, counted. */
+static inline uint64_t dep_resolve(struct dpmu_ucore *c, const struct dpmu_ureg *src, uint64_t s)
+{
+	if (src->ready <= s)
+		return 0;
+	uint64_t w = src->ready - s;
+	dep_wait(c, w, src->mem, src->tlb);
+	return w;
+}
+
+#endif

@@ -34,9 +34,19 @@
 
 #include "uarch/uarch_internal.h"
 
+/* A register's bit (none for 0), from a table: a variable 128-bit shift
+ * costs several instructions on the hot path. */
+#define DPMU_RB(i) ((dpmu_u128)1 << (i))
+#define DPMU_RB4(i) DPMU_RB(i), DPMU_RB(i + 1), DPMU_RB(i + 2), DPMU_RB(i + 3)
+#define DPMU_RB16(i) DPMU_RB4(i), DPMU_RB4(i + 4), DPMU_RB4(i + 8), DPMU_RB4(i + 12)
+static const dpmu_u128 dpmu_reg_bits[DPMU_REG_COUNT] = {
+	0, DPMU_RB(1), DPMU_RB(2), DPMU_RB(3), DPMU_RB4(4), DPMU_RB4(8), DPMU_RB4(12),
+	DPMU_RB16(16), DPMU_RB16(32), DPMU_RB16(48), DPMU_RB(64), DPMU_RB(65)};
+_Static_assert(DPMU_REG_COUNT == 66, "dpmu_reg_bits lists every register");
+
 static inline dpmu_u128 reg_bit(uint8_t r)
 {
-	return (dpmu_u128)(r != 0) << r;
+	return dpmu_reg_bits[r < DPMU_REG_COUNT ? r : 0];
 }
 
 /* The registers an instruction reads or writes. */
@@ -265,8 +275,8 @@ static inline void dep_other(struct dpmu_ucore *c, const struct dpmu_insn *in,
 	uint64_t ready = src->ready > s ? src->ready : s;
 	dep_settle_src(c, in, s);
 	dep_write(c, in, s, ready, src->mem, src->tlb);
-	if (c->tm.window && ready > s)
-		rob_push(c, ready, src->mem, src->tlb);
+	/* No reorder-window entry: a value ready after its issue comes from
+	 * a load (dep_load pushed its time, which ready does not pass). */
 }
 
 /* A mispredicted branch that issued at `s`: fetch restarts when it

@@ -798,6 +798,25 @@ insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn 
 		dep_other(c, in, src, s);
 }
 
+/* insn_dynamic of an instruction in its predecessor's fetch line that
+ * neither accesses memory nor branches: its dependences only, the work
+ * when none is pending. */
+static inline __attribute__((always_inline)) void
+insn_plain(struct dpmu_ucore *c, const struct dpmu_insn *in, dpmu_u128 touch, uint32_t cpi)
+{
+	if (__builtin_expect(c->dep_seq + 1 < c->rob_limit && !(touch & c->dep_pend), 1)) {
+		c->dep_seq++;
+		c->work_milli += cpi;
+		return;
+	}
+	const struct dpmu_ureg *src;
+	uint64_t s = core_now(c, 0);
+	s += dep_issue(c, in, touch, s, &src);
+	c->work_milli += cpi;
+	if (touch & c->dep_pend)
+		dep_other(c, in, src, s);
+}
+
 /* A run of instructions on one core with no delivery point inside. */
 static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *insns,
 		       size_t n)
@@ -1257,12 +1276,25 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 						     struct dpmu_ublock *b, const uint64_t *addr,
 						     uint64_t next_pc)
 {
+	if (b->line_shift != c->l1i.set.shift)
+		ublock_replan(b, c->l1i.set.shift);
 	if (b->branch)
 		dpmu_insn_branch_to(b->branch, next_pc);
 	const uint32_t cpi = c->cpi_milli;
 	const uint32_t n = b->n;
+	/* Instruction 0, the steps and the tail as the per-instruction path
+	 * times them; the others stay in their predecessor's fetch line and
+	 * neither access memory nor branch: only their dependences. */
+	const uint32_t *step = b->step;
+	const uint32_t tail = b->tail ? n - 1 : n;
 	for (uint32_t i = 0; i < n; i++) {
 		struct dpmu_insn *in = &b->insn[i];
+		const bool is_step = *step != STEP_END && (*step & STEP_INDEX) == i;
+		if (!is_step && i != 0 && i != tail) {
+			insn_plain(c, in, b->itouch[i], cpi);
+			continue;
+		}
+		step += is_step;
 		bool strex = in->flags & DPMU_IC_STREX;
 		if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE) {
 			in->addr = addr[i];

@@ -49,11 +49,17 @@ static inline dpmu_u128 reg_bit(uint8_t r)
 	return dpmu_reg_bits[r < DPMU_REG_COUNT ? r : 0];
 }
 
-/* The registers an instruction reads or writes. */
-static inline dpmu_u128 insn_touch(const struct dpmu_insn *in)
+/* The registers an instruction reads and those it writes, as masks (a
+ * block summary keeps them per instruction). */
+struct dpmu_iregm {
+	dpmu_u128 src, dst;
+};
+
+static inline struct dpmu_iregm insn_masks(const struct dpmu_insn *in)
 {
-	return reg_bit(in->src[0]) | reg_bit(in->src[1]) | reg_bit(in->src[2]) |
-	       reg_bit(in->dst[0]) | reg_bit(in->dst[1]) | reg_bit(in->dst[2]);
+	return (struct dpmu_iregm){
+		reg_bit(in->src[0]) | reg_bit(in->src[1]) | reg_bit(in->src[2]),
+		reg_bit(in->dst[0]) | reg_bit(in->dst[1]) | reg_bit(in->dst[2])};
 }
 
 /* Input without register operands (a trace): its loads' values have no
@@ -208,25 +214,29 @@ static inline uint64_t dep_issue(struct dpmu_ucore *c, const struct dpmu_insn *i
 	return w;
 }
 
-/* The registers `in` writes hold a value ready at `ready`. */
-static inline void dep_write(struct dpmu_ucore *c, const struct dpmu_insn *in, uint64_t now,
+/* The registers `in` writes (mask dst) hold a value ready at `ready`,
+ * later than now; its sources (mask src), when ready by `now`, are no
+ * longer pending. */
+static inline void dep_write(struct dpmu_ucore *c, const struct dpmu_insn *in,
+			     struct dpmu_iregm m, const struct dpmu_ureg *src, uint64_t now,
 			     uint64_t ready, uint32_t mem, uint32_t tlb)
 {
-	for (unsigned k = 0; k < 3 && in->dst[k]; k++) {
+	if (src->ready <= now)
+		c->dep_pend &= ~m.src;
+	for (unsigned k = 0; k < 3 && in->dst[k]; k++)
 		c->tm.reg[in->dst[k]] = (struct dpmu_ureg){ ready, mem, tlb };
-		if (ready > now)
-			c->dep_pend |= reg_bit(in->dst[k]);
-		else
-			c->dep_pend &= ~reg_bit(in->dst[k]);
-	}
+	c->dep_pend |= m.dst;
 }
 
-/* Sources found ready by `now` are no longer pending. */
-static inline void dep_settle_src(struct dpmu_ucore *c, const struct dpmu_insn *in, uint64_t now)
+/* The registers `in` writes are ready at its issue, and so were its
+ * sources: none of them is pending. (A register not pending must not
+ * hold a later time: dep_src reads it with the pending ones.) */
+static inline void dep_done(struct dpmu_ucore *c, const struct dpmu_insn *in,
+			    struct dpmu_iregm m)
 {
-	for (unsigned k = 0; k < 3 && in->src[k]; k++)
-		if (c->tm.reg[in->src[k]].ready <= now)
-			c->dep_pend &= ~reg_bit(in->src[k]);
+	for (unsigned k = 0; k < 3 && in->dst[k]; k++)
+		c->tm.reg[in->dst[k]].ready = 0;
+	c->dep_pend &= ~(m.src | m.dst);
 }
 
 /* A load that started issuing at `s` (its dispatch slot), after its
@@ -234,7 +244,8 @@ static inline void dep_settle_src(struct dpmu_ucore *c, const struct dpmu_insn *
  * translation: when its value is ready. An L1D miss (a cache part
  * beyond the L1D) takes the miss buffer that frees first. */
 static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
-			    const struct dpmu_ureg *src, uint64_t s, uint32_t be, uint32_t tlb)
+			    struct dpmu_iregm rm, const struct dpmu_ureg *src, uint64_t s, uint32_t be,
+			    uint32_t tlb)
 {
 	struct dpmu_utiming *t = &c->tm;
 	uint64_t start = src->ready > s ? src->ready : s;
@@ -260,8 +271,7 @@ static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
 			dep_wait(c, ready - now, m, t_milli);
 		return;
 	}
-	dep_settle_src(c, in, s);
-	dep_write(c, in, s, ready, m, t_milli);
+	dep_write(c, in, rm, src, s, ready, m, t_milli);
 	if (t->window)
 		rob_push(c, ready, m, t_milli);
 }
@@ -270,11 +280,13 @@ static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
  * (src): its results are ready when it issues (an out-of-order core
  * issues it when its sources are; an in-order one waited for them). */
 static inline void dep_other(struct dpmu_ucore *c, const struct dpmu_insn *in,
-			     const struct dpmu_ureg *src, uint64_t s)
+			     struct dpmu_iregm m, const struct dpmu_ureg *src, uint64_t s)
 {
-	uint64_t ready = src->ready > s ? src->ready : s;
-	dep_settle_src(c, in, s);
-	dep_write(c, in, s, ready, src->mem, src->tlb);
+	if (src->ready <= s) {
+		dep_done(c, in, m);
+		return;
+	}
+	dep_write(c, in, m, src, s, src->ready, src->mem, src->tlb);
 	/* No reorder-window entry: a value ready after its issue comes from
 	 * a load (dep_load pushed its time, which ready does not pass). */
 }

@@ -746,12 +746,12 @@ static inline void front_stall(struct dpmu_ucore *c, uint64_t fe)
  * sources or the reorder window (timing.h), its issue on the work clock,
  * its memory access or branch, the stalls they cause, and when its
  * results are ready. The order is the timing's: the fetch reads the
- * clock before the issue, the access after it. `touch`: insn_touch(in).
+ * clock before the issue, the access after it. `m`: insn_masks(in).
  * `summed`: a load or store of a block summary, which holds the access's
  * dpmu_mem_summed counts. */
 static inline __attribute__((always_inline)) void
 insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
-	     dpmu_u128 touch, uint32_t cpi, bool fetch, bool strex, bool summed)
+	     struct dpmu_iregm m, uint32_t cpi, bool fetch, bool strex, bool summed)
 {
 	uint64_t fe = 0;
 	uint32_t bw = 0, be = 0;
@@ -762,7 +762,7 @@ insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn 
 		fe = fetch_line(u, c, in->pc);
 	const struct dpmu_ureg *src;
 	uint64_t s = core_now(c, fe);
-	s += dep_issue(c, in, touch, s, &src);
+	s += dep_issue(c, in, m.src | m.dst, s, &src);
 	/* Memory timing reads the core's clock: it includes this
 	 * instruction's issue. */
 	c->work_milli += cpi;
@@ -793,17 +793,18 @@ insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn 
 	if (fe)
 		front_stall(c, fe);
 	if (in->kind == DPMU_INSN_LOAD)
-		dep_load(c, in, src, s, be, c->tlb_stall);
-	else if (touch & c->dep_pend)
-		dep_other(c, in, src, s);
+		dep_load(c, in, m, src, s, be, c->tlb_stall);
+	else if ((m.src | m.dst) & c->dep_pend)
+		dep_other(c, in, m, src, s);
 }
 
 /* insn_dynamic of an instruction in its predecessor's fetch line that
  * neither accesses memory nor branches: its dependences only, the work
  * when none is pending. */
 static inline __attribute__((always_inline)) void
-insn_plain(struct dpmu_ucore *c, const struct dpmu_insn *in, dpmu_u128 touch, uint32_t cpi)
+insn_plain(struct dpmu_ucore *c, const struct dpmu_insn *in, struct dpmu_iregm m, uint32_t cpi)
 {
+	const dpmu_u128 touch = m.src | m.dst;
 	if (__builtin_expect(c->dep_seq + 1 < c->rob_limit && !(touch & c->dep_pend), 1)) {
 		c->dep_seq++;
 		c->work_milli += cpi;
@@ -811,10 +812,10 @@ insn_plain(struct dpmu_ucore *c, const struct dpmu_insn *in, dpmu_u128 touch, ui
 	}
 	const struct dpmu_ureg *src;
 	uint64_t s = core_now(c, 0);
-	s += dep_issue(c, in, touch, s, &src);
+	s += dep_issue(c, in, m.src | m.dst, s, &src);
 	c->work_milli += cpi;
 	if (touch & c->dep_pend)
-		dep_other(c, in, src, s);
+		dep_other(c, in, m, src, s);
 }
 
 /* A run of instructions on one core with no delivery point inside. */
@@ -824,7 +825,7 @@ static void retire_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct 
 	const uint32_t cpi = c->cpi_milli;
 	for (size_t i = 0; i < n; i++) {
 		const struct dpmu_insn *in = &insns[i];
-		insn_dynamic(u, c, in, insn_touch(in), cpi, true, in->flags & DPMU_IC_STREX, false);
+		insn_dynamic(u, c, in, insn_masks(in), cpi, true, in->flags & DPMU_IC_STREX, false);
 		class_events(c->pend, c->ipend, in);
 	}
 }
@@ -956,7 +957,7 @@ struct dpmu_ublock {
 	 * operands, so an execution times every instruction (run_block_walk)
 	 * where the steps would miss a wait. */
 	dpmu_u128 touch;
-	dpmu_u128 *itouch;
+	struct dpmu_iregm *imask;
 	bool walk;
 };
 
@@ -1057,25 +1058,26 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	}
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
-	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->itouch + n * sizeof *b->insn +
+	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->imask + n * sizeof *b->insn +
 					      nev * sizeof *b->ev + (n + 1) * sizeof *b->step);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
 	/* the 16-byte masks first, where calloc's alignment holds */
-	b->itouch = (dpmu_u128 *)(b + 1);
+	b->imask = (struct dpmu_iregm *)(b + 1);
 	dpmu_u128 loaded = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct dpmu_insn *in = &insns[i];
-		b->itouch[i] = insn_touch(in);
-		b->touch |= b->itouch[i];
-		b->walk |= (b->itouch[i] & loaded) != 0;
+		b->imask[i] = insn_masks(in);
+		const dpmu_u128 t = b->imask[i].src | b->imask[i].dst;
+		b->touch |= t;
+		b->walk |= (t & loaded) != 0;
 		if (in->kind == DPMU_INSN_LOAD) {
 			b->walk |= insn_no_regs(in);
-			loaded |= reg_bit(in->dst[0]) | reg_bit(in->dst[1]) | reg_bit(in->dst[2]);
+			loaded |= b->imask[i].dst;
 		}
 	}
-	b->insn = (struct dpmu_insn *)(b->itouch + n);
+	b->insn = (struct dpmu_insn *)(b->imask + n);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
 	b->tail_pc = insns[n - 1].pc;
@@ -1218,7 +1220,7 @@ static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsig
  * rare, and the step loop keeps fewer registers live without it. */
 static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						    struct dpmu_insn *in, uint32_t op,
-						    uint64_t addr, uint32_t cpi, dpmu_u128 touch)
+						    uint64_t addr, uint32_t cpi, struct dpmu_iregm m)
 {
 	if (op == STEP_BRANCH)
 		return branch_op(c, in);
@@ -1226,7 +1228,7 @@ static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct
 		in->addr = addr;
 	c->work_milli -= cpi; /* insn_dynamic issues it */
 	c->dep_seq--;         /* and dispatches it */
-	insn_dynamic(u, c, in, touch, cpi, false, true, false);
+	insn_dynamic(u, c, in, m, cpi, false, true, false);
 	return 0;
 }
 
@@ -1246,7 +1248,7 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 				in->addr = addr[i];
 			/* insn_dynamic checks the fetch line of each */
-			insn_dynamic(u, c, in, b->itouch[i], cpi, true, in->flags & DPMU_IC_STREX,
+			insn_dynamic(u, c, in, b->imask[i], cpi, true, in->flags & DPMU_IC_STREX,
 				     false);
 			class_events(c->pend, c->ipend, in);
 		}
@@ -1291,7 +1293,7 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 		struct dpmu_insn *in = &b->insn[i];
 		const bool is_step = *step != STEP_END && (*step & STEP_INDEX) == i;
 		if (!is_step && i != 0 && i != tail) {
-			insn_plain(c, in, b->itouch[i], cpi);
+			insn_plain(c, in, b->imask[i], cpi);
 			continue;
 		}
 		step += is_step;
@@ -1299,11 +1301,11 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 		if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE) {
 			in->addr = addr[i];
 			if (!strex) {
-				insn_dynamic(u, c, in, b->itouch[i], cpi, true, false, true);
+				insn_dynamic(u, c, in, b->imask[i], cpi, true, false, true);
 				continue;
 			}
 		}
-		insn_dynamic(u, c, in, b->itouch[i], cpi, true, strex, false);
+		insn_dynamic(u, c, in, b->imask[i], cpi, true, strex, false);
 	}
 	block_ran(u, c, b);
 }
@@ -1451,7 +1453,7 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
 			uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
 			c->dep_seq = seq0 + i + 1;
-			dep_load(c, in, &c->tm.reg[0], s, be, c->tlb_stall);
+			dep_load(c, in, b->imask[i], &c->tm.reg[0], s, be, c->tlb_stall);
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
@@ -1467,7 +1469,7 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 				dpmu_insn_branch_to(in, next_pc);
 			c->work_milli = wi;
 			c->dep_seq = seq0 + i + 1;
-			fe += step_rare(u, c, in, op, addr[i], cpi, b->itouch[i]);
+			fe += step_rare(u, c, in, op, addr[i], cpi, b->imask[i]);
 		}
 		if (fe) {
 			front_stall(c, fe);

@@ -30,11 +30,38 @@ static uint64_t next(void)
 	return rng;
 }
 
+/* Register operands from a small pool (X0-X5, V0, NZCV), so that values
+ * flow between instructions and blocks and the timing's waits, reorder
+ * window and pending registers are exercised; a load or store always
+ * reads its base. A quarter of the blocks carry none, as a trace's. */
+static void random_regs(struct dpmu_insn *in)
+{
+	static const uint8_t pool[] = {DPMU_REG_X(0), DPMU_REG_X(1), DPMU_REG_X(2),
+				       DPMU_REG_X(3), DPMU_REG_X(4), DPMU_REG_X(5),
+				       DPMU_REG_V(0), DPMU_REG_NZCV};
+	const unsigned np = sizeof pool / sizeof pool[0];
+	unsigned ns = (unsigned)(next() % 3), nd = (unsigned)(next() % 2);
+	if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+		ns += !ns;
+	if (in->kind == DPMU_INSN_LOAD)
+		nd = 1;
+	for (unsigned k = 0; k < ns; k++) {
+		uint8_t r = pool[next() % np];
+		if (k == 0 || (r != in->src[0] && r != in->src[k - 1]))
+			in->src[k] = r;
+		else
+			break;
+	}
+	for (unsigned k = 0; k < nd; k++)
+		in->dst[k] = pool[next() % np];
+}
+
 /* A random block at pc: integer, SIMD/FP and barrier instructions, loads
  * and stores (pairs, exclusives), not-taken conditional branches, ending
  * in a branch of a random kind. */
 static void make_block(struct blk *b, uint64_t pc)
 {
+	const bool regs = next() % 4 != 0;
 	static const uint32_t classes[] = {DPMU_IC_DP, 0, DPMU_IC_ASE, DPMU_IC_VFP, DPMU_IC_CRYPTO,
 					   DPMU_IC_DMB, DPMU_IC_ISB, DPMU_IC_DSB, DPMU_IC_SVC};
 	b->n = 1 + (uint32_t)(next() % MAXLEN);
@@ -74,6 +101,8 @@ static void make_block(struct blk *b, uint64_t pc)
 		} else {
 			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
 		}
+		if (regs)
+			random_regs(in);
 	}
 }
 
@@ -250,6 +279,7 @@ static void plain_blocks_run(unsigned batch)
 			in->pc = pc + 4ull * i;
 			in->isize = 4;
 			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
+			random_regs(in);
 		}
 		struct dpmu_insn *last = &b->in[b->n - 1];
 		last->kind = DPMU_INSN_BRANCH;

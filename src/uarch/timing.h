@@ -293,14 +293,11 @@ static inline void dep_other(struct dpmu_ucore *c, const struct dpmu_insn *in,
 
 /* A mispredicted branch that issued at `s`: fetch restarts when it
  * resolves, its sources ready (out of order: it did not wait for them
- * to issue). Returns the wait, counted. */
-static inline uint64_t dep_resolve(struct dpmu_ucore *c, const struct dpmu_ureg *src, uint64_t s)
+ * to issue): the wait, counted. */
+static inline void dep_resolve(struct dpmu_ucore *c, const struct dpmu_ureg *src, uint64_t s)
 {
-	if (src->ready <= s)
-		return 0;
-	uint64_t w = src->ready - s;
-	dep_wait(c, w, src->mem, src->tlb);
-	return w;
+	if (src->ready > s)
+		dep_wait(c, src->ready - s, src->mem, src->tlb);
 }
 
 #endif

@@ -7,9 +7,9 @@
  * CPI (never less than 1 / issue width) in cycles in which operations issue;
  * on top of that come stall cycles in which nothing issues: front-end stalls
  * (I-side refills beyond the L1I hit latency, ITLB misses, mispredicts) and
- * back-end stalls (load latency beyond the L1D hit latency and D-side TLB
- * misses, divided by the memory-level parallelism). So STALL_FRONTEND +
- * STALL_BACKEND <= CPU_CYCLES always holds.
+ * back-end waits for loads' values, which follow the registers an
+ * instruction reads (timing.h). So STALL_FRONTEND + STALL_BACKEND <=
+ * CPU_CYCLES always holds.
  */
 #include <stddef.h>
 #include <stdlib.h>

@@ -251,8 +251,8 @@ static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
 	uint64_t start = src->ready > s ? src->ready : s;
 	uint32_t t_milli = (be ? (tlb < be ? tlb : be) : 0) * 1000;
 	uint64_t mem = (uint64_t)be * 1000 - t_milli;
+	unsigned k = 0;
 	if (mem) {
-		unsigned k = 0;
 		for (unsigned i = 1; i < t->nmb; i++)
 			if (t->mb[i] < t->mb[k])
 				k = i;
@@ -260,9 +260,10 @@ static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
 			mem += t->mb[k] - start;
 			start = t->mb[k];
 		}
-		t->mb[k] = start + t->l1_milli + be * 1000ull;
 	}
 	uint64_t ready = start + t->l1_milli + be * 1000ull;
+	if (mem)
+		t->mb[k] = ready;
 	uint32_t m = mem < UINT32_MAX ? (uint32_t)mem : UINT32_MAX;
 	if (insn_no_regs(in)) {
 		/* no consumer known: the data is waited for now */

@@ -45,13 +45,8 @@ static void random_regs(struct dpmu_insn *in)
 		ns += !ns;
 	if (in->kind == DPMU_INSN_LOAD)
 		nd = 1;
-	for (unsigned k = 0; k < ns; k++) {
-		uint8_t r = pool[next() % np];
-		if (k == 0 || (r != in->src[0] && r != in->src[k - 1]))
-			in->src[k] = r;
-		else
-			break;
-	}
+	for (unsigned k = 0; k < ns; k++)
+		in->src[k] = pool[next() % np]; /* a repeat is harmless */
 	for (unsigned k = 0; k < nd; k++)
 		in->dst[k] = pool[next() % np];
 }

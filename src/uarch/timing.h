@@ -24,8 +24,9 @@
  * by where the awaited load spent its time.
  *
  * State that needs no per-instruction work when nothing is pending:
- * dep_pend (the registers that may not be ready), dep_seq and rob_limit
- * let the block path skip blocks that touch none of them.
+ * dep_pend (the registers that may not be ready; a register's time counts
+ * only while it is pending), dep_seq and rob_limit let the block path
+ * skip the timing of blocks that read none of them.
  */
 #ifndef DPMU_UARCH_TIMING_H
 #define DPMU_UARCH_TIMING_H
@@ -87,6 +88,8 @@ static int timing_init(struct dpmu_ucore *c, const char *who, struct dpmu_err *e
 	t->window = p->reorder_window;
 	t->nmb = p->miss_buffers;
 	t->l1_milli = c->type->l1d.latency * 1000;
+	t->rob_span = (uint64_t)t->window * c->cpi_milli;
+	t->l1_short = t->l1_milli <= t->rob_span;
 	c->rob_limit = UINT64_MAX;
 	if (t->window) {
 		/* at most window + 1 entries are held (rob_wait) */
@@ -129,16 +132,29 @@ static inline void dep_wait(struct dpmu_ucore *c, uint64_t w, uint32_t mem, uint
 	c->ipend[DPMU_IEV_STALL_BACKEND_LD_CACHE] += qm + ql;
 }
 
-/* The latest-ready source of `in` (reg[0] when none is later). */
+/* Whether value a is later than b: by ready time, then (a tie between
+ * two loads' values) by how they spent it. A total order, so the latest
+ * of several values is the same whatever order they are compared in (the
+ * block path's dependence summary compares them in another order than
+ * the instructions do). */
+static inline bool ureg_later(const struct dpmu_ureg *a, const struct dpmu_ureg *b)
+{
+	if (a->ready != b->ready)
+		return a->ready > b->ready;
+	return a->mem != b->mem ? a->mem > b->mem : a->tlb > b->tlb;
+}
+
+/* The latest-ready pending source of `in` (reg[0], ready at 0, when
+ * none): a register's time counts only while it is pending. */
 static inline const struct dpmu_ureg *dep_src(const struct dpmu_ucore *c,
 					      const struct dpmu_insn *in)
 {
-	const struct dpmu_ureg *r = &c->tm.reg[in->src[0]], *b = &c->tm.reg[in->src[1]],
-			       *d = &c->tm.reg[in->src[2]];
-	if (b->ready > r->ready)
-		r = b;
-	if (d->ready > r->ready)
-		r = d;
+	const struct dpmu_ureg *r = &c->tm.reg[0];
+	for (unsigned k = 0; k < 3; k++) {
+		const struct dpmu_ureg *b = &c->tm.reg[in->src[k]];
+		if ((c->dep_pend & reg_bit(in->src[k])) && ureg_later(b, r))
+			r = b;
+	}
 	return r;
 }
 
@@ -170,12 +186,20 @@ static inline uint64_t rob_wait(struct dpmu_ucore *c, uint64_t now)
 	return w;
 }
 
-/* Out of order: an instruction of dep_seq completes at `done`; if later
- * than every older one, the window's retirement waits for it. */
-static inline void rob_push(struct dpmu_ucore *c, uint64_t done, uint32_t mem, uint32_t tlb)
+/* Out of order: an instruction of dep_seq that dispatched at `s`
+ * completes at `done`; if later than every older one (that could hold
+ * the window), the window's retirement waits for it. Unless it is done
+ * within rob_span of its dispatch: the instruction `window` younger
+ * dispatches no earlier than that (each takes its dispatch slot), so it
+ * finds it done. */
+static inline void rob_push(struct dpmu_ucore *c, uint64_t s, uint64_t done, uint32_t mem,
+			    uint32_t tlb)
 {
 	struct dpmu_utiming *t = &c->tm;
-	if (done <= t->rob_last)
+	/* (first: any younger instruction that completes later than such
+	 * an instruction and not within rob_span itself completes later
+	 * than its `s + rob_span`, so the rule below decides as it did) */
+	if (done - s <= t->rob_span || done <= t->rob_last)
 		return;
 	t->rob_last = done;
 	/* rob_wait keeps at most `window` entries younger than the window
@@ -229,23 +253,19 @@ static inline void dep_write(struct dpmu_ucore *c, const struct dpmu_insn *in,
 }
 
 /* The registers `in` writes are ready at its issue, and so were its
- * sources: none of them is pending. (A register not pending must not
- * hold a later time: dep_src reads it with the pending ones.) */
-static inline void dep_done(struct dpmu_ucore *c, const struct dpmu_insn *in,
-			    struct dpmu_iregm m)
+ * sources: none of them is pending (what their times say no longer
+ * counts). */
+static inline void dep_done(struct dpmu_ucore *c, struct dpmu_iregm m)
 {
-	for (unsigned k = 0; k < 3 && in->dst[k]; k++)
-		c->tm.reg[in->dst[k]].ready = 0;
 	c->dep_pend &= ~(m.src | m.dst);
 }
 
 /* A load that started issuing at `s` (its dispatch slot), after its
  * sources (src), with `be` cycles beyond the L1D of which `tlb` were
- * translation: when its value is ready. An L1D miss (a cache part
- * beyond the L1D) takes the miss buffer that frees first. */
-static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
-			    struct dpmu_iregm rm, const struct dpmu_ureg *src, uint64_t s, uint32_t be,
-			    uint32_t tlb)
+ * translation: its value, with when it is ready. An L1D miss (a cache
+ * part beyond the L1D) takes the miss buffer that frees first. */
+static inline struct dpmu_ureg dep_load_value(struct dpmu_ucore *c, const struct dpmu_ureg *src,
+					      uint64_t s, uint32_t be, uint32_t tlb)
 {
 	struct dpmu_utiming *t = &c->tm;
 	uint64_t start = src->ready > s ? src->ready : s;
@@ -264,17 +284,33 @@ static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
 	uint64_t ready = start + t->l1_milli + be * 1000ull;
 	if (mem)
 		t->mb[k] = ready;
-	uint32_t m = mem < UINT32_MAX ? (uint32_t)mem : UINT32_MAX;
+	return (struct dpmu_ureg){ready, mem < UINT32_MAX ? (uint32_t)mem : UINT32_MAX, t_milli};
+}
+
+/* Out of order, the value of a load (of dep_seq, dispatched at s)
+ * enters the reorder window. */
+static inline void dep_load_retires(struct dpmu_ucore *c, uint64_t s, struct dpmu_ureg v)
+{
+	if (c->tm.window)
+		rob_push(c, s, v.ready, v.mem, v.tlb);
+}
+
+/* dep_load_value, and the registers the load writes hold the value; a
+ * load without register operands has no known consumer: its data is
+ * waited for at once. */
+static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
+			    struct dpmu_iregm rm, const struct dpmu_ureg *src, uint64_t s, uint32_t be,
+			    uint32_t tlb)
+{
+	struct dpmu_ureg v = dep_load_value(c, src, s, be, tlb);
 	if (insn_no_regs(in)) {
-		/* no consumer known: the data is waited for now */
 		uint64_t now = core_now(c, 0);
-		if (ready > now)
-			dep_wait(c, ready - now, m, t_milli);
+		if (v.ready > now)
+			dep_wait(c, v.ready - now, v.mem, v.tlb);
 		return;
 	}
-	dep_write(c, in, rm, src, s, ready, m, t_milli);
-	if (t->window)
-		rob_push(c, ready, m, t_milli);
+	dep_write(c, in, rm, src, s, v.ready, v.mem, v.tlb);
+	dep_load_retires(c, s, v);
 }
 
 /* Any other instruction that started issuing at `s` after its sources
@@ -284,7 +320,7 @@ static inline void dep_other(struct dpmu_ucore *c, const struct dpmu_insn *in,
 			     struct dpmu_iregm m, const struct dpmu_ureg *src, uint64_t s)
 {
 	if (src->ready <= s) {
-		dep_done(c, in, m);
+		dep_done(c, m);
 		return;
 	}
 	dep_write(c, in, m, src, s, src->ready, src->mem, src->tlb);
@@ -299,6 +335,53 @@ static inline void dep_resolve(struct dpmu_ucore *c, const struct dpmu_ureg *src
 {
 	if (src->ready > s)
 		dep_wait(c, src->ready - s, src->mem, src->tlb);
+}
+
+/* ---- a block's dependence summary (the block path of an out-of-order core)
+ *
+ * Out of order, only loads (their start) and mispredicted branches (when
+ * they resolve) wait for a value, and a value that is not a load's is
+ * ready when the latest of its sources is. So within a block each value
+ * is the latest of some registers' values at the block's entry and some
+ * of the block's loads' values: a dependence, found once per block. An
+ * execution then looks at the loads, a mispredicted branch and the
+ * registers the block leaves written, not at every instruction. */
+#define DPMU_UDEP_MAX 64 /* instructions of a block with a summary */
+
+struct dpmu_udep {
+	dpmu_u128 entry; /* registers' values at the block's entry */
+	uint64_t load;   /* bit i: the value of load i of the block */
+};
+
+/* A register the block writes, and the dependence of its last value. */
+struct dpmu_uwdep {
+	struct dpmu_udep d;
+	uint8_t reg;
+};
+
+/* The latest of the values d names: of the registers pending at entry
+ * (pend; the others were ready by then) and of the block's loads (lv[i]
+ * for load i); reg[0] (ready at 0) when none. A pointer, not a copy: a
+ * value is stored field by field, and a wider load of it just after
+ * would wait for the stores to drain (no store forwarding). */
+static inline const struct dpmu_ureg *dep_latest(const struct dpmu_ucore *c, dpmu_u128 pend,
+						 const struct dpmu_udep *d,
+						 const struct dpmu_ureg *lv)
+{
+	const struct dpmu_ureg *r = &c->tm.reg[0];
+	for (dpmu_u128 p = d->entry & pend; p; p &= p - 1) {
+		uint64_t lo = (uint64_t)p;
+		unsigned k = lo ? (unsigned)__builtin_ctzll(lo)
+				: 64 + (unsigned)__builtin_ctzll((uint64_t)(p >> 64));
+		if (ureg_later(&c->tm.reg[k], r))
+			r = &c->tm.reg[k];
+	}
+	for (uint64_t l = d->load; l; l &= l - 1) {
+		const struct dpmu_ureg *v = &lv[__builtin_ctzll(l)];
+		if (ureg_later(v, r))
+			r = v;
+	}
+	return r;
 }
 
 #endif

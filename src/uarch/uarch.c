@@ -951,14 +951,28 @@ struct dpmu_ublock {
 	 * its first nfold entries are those the set holds (core_fold_live) */
 	uint64_t fold_key[DPMU_FOLD_WORDS];
 	uint32_t nfold;
-	/* Dependences (timing.h): the registers the instructions touch, all
-	 * of them and each one's; walk: an instruction reads or writes what
+	/* Dependences (timing.h): `reads`, the registers the block reads
+	 * before it writes them (its values from before it); `computed`,
+	 * those it leaves written by other instructions than loads; each
+	 * instruction's registers (imask). walk: an instruction reads what
 	 * an earlier load of the block wrote, or a load has no register
-	 * operands, so an execution times every instruction (run_block_walk)
-	 * where the steps would miss a wait. */
-	dpmu_u128 touch;
+	 * operands. An execution that reads nothing pending and has no walk
+	 * waits for nothing: the steps time it, and its computed values are
+	 * ready. */
+	dpmu_u128 reads, computed;
 	struct dpmu_iregm *imask;
 	bool walk;
+	/* The dependence summary (timing.h), when dsum: idep[i], what
+	 * instruction i's sources are at its issue; wdep[nw], the registers
+	 * the block leaves written with a value that depends on something,
+	 * `fixed` the others (ready at their issue). Not for a block of more
+	 * than DPMU_UDEP_MAX instructions, with a load without register
+	 * operands or with a step that times itself (step_rare). */
+	bool dsum;
+	uint32_t nw;
+	dpmu_u128 fixed, wmask, win; /* win: the registers wdep[] names */
+	struct dpmu_udep *idep;
+	struct dpmu_uwdep *wdep;
 };
 
 /* Whether instruction i of a block may start a new fetch line of 2^shift
@@ -1036,6 +1050,41 @@ static __attribute__((noinline, cold)) void ublock_replan(struct dpmu_ublock *b,
 	ublock_plan(b, shift);
 }
 
+/* The dependence summary of a block (timing.h), if it can have one:
+ * idep[i], what instruction i's sources are at its issue, and reg[r], what
+ * register r is at the block's end (reg_bit(r) alone: untouched). */
+static bool block_deps(const struct dpmu_insn *insns, uint32_t n, struct dpmu_udep *idep,
+		       struct dpmu_udep reg[DPMU_REG_COUNT])
+{
+	if (n > DPMU_UDEP_MAX)
+		return false;
+	for (unsigned r = 0; r < DPMU_REG_COUNT; r++)
+		reg[r] = (struct dpmu_udep){reg_bit((uint8_t)r), 0};
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dpmu_insn *in = &insns[i];
+		uint32_t op = step_op(in);
+		if (op == STEP_OTHER || (op == STEP_BRANCH && i + 1 < n) ||
+		    (in->kind == DPMU_INSN_LOAD && insn_no_regs(in)))
+			return false;
+		for (unsigned k = 0; k < 3; k++)
+			if (in->src[k] >= DPMU_REG_COUNT || in->dst[k] >= DPMU_REG_COUNT)
+				return false;
+		struct dpmu_udep d = {0, 0};
+		for (unsigned k = 0; k < 3; k++) {
+			d.entry |= reg[in->src[k]].entry;
+			d.load |= reg[in->src[k]].load;
+		}
+		idep[i] = d;
+		/* a load's value: its own (its start waited for d); any
+		 * other's: the latest of its sources' */
+		if (in->kind == DPMU_INSN_LOAD)
+			d = (struct dpmu_udep){0, 1ull << i};
+		for (unsigned k = 0; k < 3 && in->dst[k]; k++)
+			reg[in->dst[k]] = d;
+	}
+	return true;
+}
+
 int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ublock **out,
 		       struct dpmu_err *err)
 {
@@ -1058,26 +1107,55 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	}
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		nev += tot[e] != 0;
-	struct dpmu_ublock *b = calloc(1, sizeof *b + n * sizeof *b->imask + n * sizeof *b->insn +
-					      nev * sizeof *b->ev + (n + 1) * sizeof *b->step);
+	struct dpmu_udep dep[DPMU_REG_COUNT], idep[DPMU_UDEP_MAX];
+	const bool dsum = block_deps(insns, n, idep, dep);
+	uint32_t nw = 0;
+	for (unsigned r = 1; dsum && r < DPMU_REG_COUNT; r++)
+		nw += (dep[r].entry != reg_bit((uint8_t)r) || dep[r].load) &&
+		      (dep[r].entry || dep[r].load);
+	const uint32_t nd = dsum ? n : 0;
+	struct dpmu_ublock *b =
+		calloc(1, sizeof *b + n * sizeof *b->imask + nd * sizeof *b->idep +
+				  nw * sizeof *b->wdep + n * sizeof *b->insn + nev * sizeof *b->ev +
+				  (n + 1) * sizeof *b->step);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
 	/* the 16-byte masks first, where calloc's alignment holds */
 	b->imask = (struct dpmu_iregm *)(b + 1);
-	dpmu_u128 loaded = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct dpmu_insn *in = &insns[i];
-		b->imask[i] = insn_masks(in);
-		const dpmu_u128 t = b->imask[i].src | b->imask[i].dst;
-		b->touch |= t;
-		b->walk |= (t & loaded) != 0;
-		if (in->kind == DPMU_INSN_LOAD) {
-			b->walk |= insn_no_regs(in);
-			loaded |= b->imask[i].dst;
+	b->idep = (struct dpmu_udep *)(b->imask + n);
+	b->wdep = (struct dpmu_uwdep *)(b->idep + nd);
+	b->dsum = dsum;
+	if (dsum) {
+		memcpy(b->idep, idep, n * sizeof *idep);
+		for (unsigned r = 1; r < DPMU_REG_COUNT; r++) {
+			if (dep[r].entry == reg_bit((uint8_t)r) && !dep[r].load)
+				continue; /* not written, or its own value */
+			if (dep[r].entry || dep[r].load) {
+				b->wdep[b->nw++] = (struct dpmu_uwdep){dep[r], (uint8_t)r};
+				b->wmask |= reg_bit((uint8_t)r);
+				b->win |= dep[r].entry;
+			} else
+				b->fixed |= reg_bit((uint8_t)r);
 		}
 	}
-	b->insn = (struct dpmu_insn *)(b->imask + n);
+	dpmu_u128 loaded = 0, written = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dpmu_insn *in = &insns[i];
+		const struct dpmu_iregm m = b->imask[i] = insn_masks(in);
+		b->reads |= m.src & ~written;
+		b->walk |= (m.src & loaded) != 0;
+		written |= m.dst;
+		if (in->kind == DPMU_INSN_LOAD) {
+			b->walk |= insn_no_regs(in);
+			loaded |= m.dst;
+			b->computed &= ~m.dst;
+		} else {
+			loaded &= ~m.dst;
+			b->computed |= m.dst;
+		}
+	}
+	b->insn = (struct dpmu_insn *)(b->wdep + nw);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;
 	b->tail_pc = insns[n - 1].pc;
@@ -1228,7 +1306,14 @@ static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct
 		in->addr = addr;
 	c->work_milli -= cpi; /* insn_dynamic issues it */
 	c->dep_seq--;         /* and dispatches it */
+	/* It waits for nothing (block_timing), and its results are ready at
+	 * its issue (the block's end settles dep_pend): the timing sees
+	 * nothing pending, as the block's own earlier writes of what was
+	 * pending are not in dep_pend yet. */
+	const dpmu_u128 pend = c->dep_pend;
+	c->dep_pend = 0;
 	insn_dynamic(u, c, in, m, cpi, false, true, false);
+	c->dep_pend = pend;
 	return 0;
 }
 
@@ -1310,17 +1395,11 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 	block_ran(u, c, b);
 }
 
-/* Whether an execution of b on c must time every instruction: it waits
- * within itself (walk), reaches a full reorder window, or touches a
- * register still pending (those found ready by now are settled here). */
-static inline bool needs_walk(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+/* Whether b reads a register of c that is still pending; those found
+ * ready by now are settled here. */
+static inline bool reads_pending(struct dpmu_ucore *c, const struct dpmu_ublock *b)
 {
-	if (b->walk || c->dep_seq + b->n >= c->rob_limit)
-		return true;
-	/* a load of the block may fill the window within it */
-	if (c->tm.window && b->n > c->tm.window)
-		return true;
-	dpmu_u128 p = c->dep_pend & b->touch;
+	dpmu_u128 p = c->dep_pend & b->reads;
 	if (!p)
 		return false;
 	const uint64_t now = core_now(c, 0);
@@ -1333,6 +1412,92 @@ static inline bool needs_walk(struct dpmu_ucore *c, const struct dpmu_ublock *b)
 		c->dep_pend &= ~reg_bit((uint8_t)r);
 	}
 	return false;
+}
+
+/* How an execution of b on c is timed (run_block_steps). */
+enum { RUN_STEPS, RUN_DEPS, RUN_WALK };
+
+static inline int block_timing(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+{
+	/* the reorder window may fill within the block (a load of the
+	 * block may start it) */
+	if (c->tm.window && b->n > c->tm.window)
+		return RUN_WALK;
+	if (c->tm.window && b->dsum) {
+		/* settled first: the summary then looks only at what is
+		 * still pending */
+		const bool p = reads_pending(c, b);
+		return b->walk || p ? RUN_DEPS : RUN_STEPS;
+	}
+	/* in order, every instruction that waits is timed */
+	return b->walk || reads_pending(c, b) ? RUN_WALK : RUN_STEPS;
+}
+
+/* The end of a RUN_DEPS execution whose written values are its loads'
+ * alone (no register pending at entry that they name): the registers the
+ * block wrote hold their values (lv: dep_latest's); those ready by now
+ * are not pending (their time is past), nor is any other it wrote. */
+static inline __attribute__((always_inline)) void
+deps_end_loads(struct dpmu_ucore *c, const struct dpmu_ublock *b, const struct dpmu_ureg *lv)
+{
+	const uint64_t now = core_now(c, 0);
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	const struct dpmu_uwdep *w = b->wdep, *end = w + b->nw;
+	for (; w < end; w++) {
+		uint64_t l = w->d.load;
+		if (!l)
+			continue;
+		const struct dpmu_ureg *v = &lv[__builtin_ctzll(l)];
+		for (l &= l - 1; l; l &= l - 1)
+			if (ureg_later(&lv[__builtin_ctzll(l)], v))
+				v = &lv[__builtin_ctzll(l)];
+		if (v->ready <= now)
+			continue;
+		struct dpmu_ureg *r = &c->tm.reg[w->reg];
+		r->ready = v->ready;
+		r->mem = v->mem;
+		r->tlb = v->tlb;
+		p |= reg_bit(w->reg);
+	}
+	c->dep_pend = p;
+}
+
+/* The end of any other RUN_DEPS execution: a mispredicted tail resolves
+ * at `resolve` when its sources are ready; the written registers' values
+ * name the registers pending at entry (pend) too. */
+static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struct dpmu_ublock *b,
+					       dpmu_u128 pend, const struct dpmu_ureg *lv,
+					       bool mispredicted, uint64_t resolve)
+{
+	if (mispredicted)
+		dep_resolve(c, dep_latest(c, pend, &b->idep[b->n - 1], lv), resolve);
+	if (!(pend & b->win)) {
+		deps_end_loads(c, b, lv);
+		return;
+	}
+	const uint64_t now = core_now(c, 0);
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	const uint32_t nw = b->nw;
+	/* all values first: they name the registers as they were at entry
+	 * (copied field by field, see dep_latest) */
+	uint64_t ready[DPMU_REG_COUNT];
+	uint32_t mem[DPMU_REG_COUNT], tlb[DPMU_REG_COUNT];
+	for (uint32_t k = 0; k < nw; k++) {
+		const struct dpmu_ureg *v = dep_latest(c, pend, &b->wdep[k].d, lv);
+		ready[k] = v->ready;
+		mem[k] = v->mem;
+		tlb[k] = v->tlb;
+	}
+	for (uint32_t k = 0; k < nw; k++) {
+		if (ready[k] <= now)
+			continue;
+		struct dpmu_ureg *r = &c->tm.reg[b->wdep[k].reg];
+		r->ready = ready[k];
+		r->mem = mem[k];
+		r->tlb = tlb[k];
+		p |= reg_bit(b->wdep[k].reg);
+	}
+	c->dep_pend = p;
 }
 
 /* The block path on core c, below dpmu_uarch_run_block_on: a block with
@@ -1382,8 +1547,9 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 	/* fetch_line returns 0 for the block's one fetch: its line is the
 	 * last one fetched */
 	if (n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
-	    b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->touch) &&
+	    b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->reads) &&
 	    c->dep_seq + n < c->rob_limit) {
+		c->dep_pend &= ~b->computed;
 		uint64_t fe = cond_tail(c, b, next_pc);
 		if (fe)
 			front_stall(c, fe);
@@ -1396,32 +1562,51 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 	run_block_steps(u, c, b, addr, next_pc);
 }
 
-static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
-						       struct dpmu_ucore *c,
-						       struct dpmu_ublock *b,
-						       const uint64_t *addr, uint64_t next_pc)
+/* Out of order, the instructions of a block run by its steps up to index
+ * `upto` that find the reorder window full (from *rob_at, the first that
+ * may: rob_limit's): each waits as dep_issue has it, at its issue with
+ * `fe` of fetch stall not yet counted, and the block's clock (*work0,
+ * *work1) moves on by the wait. Then *rob_at is the next that may. */
+static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t upto, uint64_t seq0,
+						uint64_t *work0, uint64_t *work1, uint64_t *rob_at,
+						uint64_t fe)
 {
-	/* A delivery point inside: tested here, where the core is at hand */
-	if (b->n > c->batch_left) {
-		if (b->branch)
-			dpmu_insn_branch_to(b->branch, next_pc);
-		run_block_split(u, c, b, addr);
-		return;
+	const uint32_t cpi = c->cpi_milli;
+	while (*rob_at <= upto) {
+		const uint64_t k = *rob_at;
+		c->dep_seq = seq0 + k + 1;
+		c->work_milli = *work0 + k * cpi;
+		const uint64_t w = rob_wait(c, core_now(c, fe));
+		*work0 += w;
+		*work1 += w;
+		/* past instruction k: rob_wait let every older entry go */
+		*rob_at = c->rob_limit - seq0 - 1;
 	}
-	if (needs_walk(c, b)) {
-		run_block_walk(u, c, b, addr, next_pc);
-		return;
-	}
+}
+
+/* An execution of b on c by its steps. Without `deps` no instruction
+ * waits (block_timing): only the loads' values matter, which nothing in
+ * the block reads, and their place in the reorder window. With `deps`
+ * (out of order) the loads start when their sources are ready, a
+ * mispredicted tail resolves when its are, and the registers the block
+ * writes get their values, all from the dependence summary. */
+static inline __attribute__((always_inline)) void
+block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+	    const uint64_t *addr, uint64_t next_pc, const bool deps)
+{
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
 	const uint32_t cpi = c->cpi_milli;
-	const uint64_t work0 = c->work_milli;
-	/* No instruction waits (needs_walk): only the loads' values, which
-	 * nothing in the block reads, and their place in the reorder
-	 * window. */
+	uint64_t work0 = c->work_milli;
 	const uint64_t seq0 = c->dep_seq;
+	/* the first instruction that may find the reorder window full (out
+	 * of order; past the block when none): rob_steps */
+	uint64_t rob_at = c->rob_limit - seq0 - 1;
+	/* deps: the registers pending at entry, the block's loads' values */
+	const dpmu_u128 pend0 = c->dep_pend;
+	struct dpmu_ureg lv[DPMU_UDEP_MAX];
 	/* instruction i issues at work1 + i * cpi: one add fewer a step */
-	const uint64_t work1 = work0 + cpi;
+	uint64_t work1 = work0 + cpi;
 	/* locals: the stores into the core's counts below may alias b */
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
@@ -1439,13 +1624,18 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 	for (uint32_t st; (st = *step) != STEP_END; step++) {
 		uint32_t i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
+		/* a wait for the window before the fetch, or at the issue */
+		if (rob_at < i)
+			rob_steps(c, i - 1, seq0, &work0, &work1, &rob_at, 0);
+		if (st & STEP_FETCH) {
+			c->work_milli = work0 + (uint64_t)i * cpi;
+			fe = fetch_line(u, c, in->pc);
+		}
+		if (rob_at == i)
+			rob_steps(c, i, seq0, &work0, &work1, &rob_at, fe);
 		/* the issue: stored only where read (the access's paths out
 		 * of line, or the rare steps) */
 		const uint64_t wi = work1 + (uint64_t)i * cpi;
-		if (st & STEP_FETCH) {
-			c->work_milli = wi - cpi;
-			fe = fetch_line(u, c, in->pc);
-		}
 		const uint32_t op = STEP_OP(st);
 		if (op == STEP_LOAD) {
 			uint32_t bw;
@@ -1453,7 +1643,25 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
 			uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
 			c->dep_seq = seq0 + i + 1;
-			dep_load(c, in, b->imask[i], &c->tm.reg[0], s, be, c->tlb_stall);
+			if (deps) {
+				const struct dpmu_udep *d = &b->idep[i];
+				if (!((d->entry & pend0) | d->load | be) && c->tm.l1_short) {
+					/* an L1D hit that waited for nothing:
+					 * dep_load_value's, and no reorder-window
+					 * entry (rob_push) */
+					lv[i].ready = s + c->tm.l1_milli;
+					lv[i].mem = lv[i].tlb = 0;
+				} else {
+					const struct dpmu_ureg *a = dep_latest(c, pend0, d, lv);
+					struct dpmu_ureg v = dep_load_value(c, a, s, be, c->tlb_stall);
+					dep_load_retires(c, s, v);
+					lv[i].ready = v.ready;
+					lv[i].mem = v.mem;
+					lv[i].tlb = v.tlb;
+				}
+			} else {
+				dep_load(c, in, b->imask[i], &c->tm.reg[0], s, be, c->tlb_stall);
+			}
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;
 			in->addr = addr[i];
@@ -1478,12 +1686,22 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 	}
 	/* Read again after the steps: fewer values live across them */
 	const uint32_t n = b->n;
+	bool mispredicted = false;
+	uint64_t resolve = 0;
+	if (rob_at < n - 1)
+		rob_steps(c, n - 2, seq0, &work0, &work1, &rob_at, 0);
 	if (b->tail) {
 		/* The branch reads no clock but its fetch may. */
 		if (b->tail & TAIL_FETCH) {
 			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
 			fe = fetch_line(u, c, b->tail_pc);
 		}
+		if (rob_at == n - 1)
+			rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, fe);
+		uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED];
+		/* deps: it resolves a dispatch slot after its issue */
+		if (deps)
+			resolve = work0 + (uint64_t)n * cpi + 1000 * (c->stall_cycles + fe);
 		if (b->tail & TAIL_COND) {
 			fe += cond_tail(c, b, next_pc);
 		} else {
@@ -1491,13 +1709,55 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 			dpmu_insn_branch_to(in, next_pc);
 			fe += branch_op(c, in);
 		}
+		mispredicted = deps && c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
 		if (fe)
 			front_stall(c, fe);
+	} else if (rob_at == n - 1) {
+		rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, 0);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	c->dep_seq = seq0 + n;
+	if (deps) {
+		if (mispredicted || (pend0 & b->win))
+			deps_end(c, b, pend0, lv, mispredicted, resolve);
+		else
+			deps_end_loads(c, b, lv);
+	} else
+		c->dep_pend &= ~b->computed;
 	block_ran(u, c, b);
 }
+
+static __attribute__((noinline)) void run_block_deps(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						      struct dpmu_ublock *b, const uint64_t *addr,
+						      uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true);
+}
+
+static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
+						       struct dpmu_ucore *c,
+						       struct dpmu_ublock *b,
+						       const uint64_t *addr, uint64_t next_pc)
+{
+	/* A delivery point inside: tested here, where the core is at hand */
+	if (b->n > c->batch_left) {
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		run_block_split(u, c, b, addr);
+		return;
+	}
+	switch (block_timing(c, b)) {
+	case RUN_WALK:
+		run_block_walk(u, c, b, addr, next_pc);
+		return;
+	case RUN_DEPS:
+		run_block_deps(u, c, b, addr, next_pc);
+		return;
+	default:
+		block_steps(u, c, b, addr, next_pc, false);
+	}
+}
+
 
 void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
 			  const uint64_t *addr, uint64_t next_pc)

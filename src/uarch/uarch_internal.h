@@ -483,7 +483,9 @@ struct dpmu_utiming {
 	uint32_t l1_milli;           /* L1D load-to-use latency x 1000 */
 	uint32_t rob_mask;           /* ring size - 1 */
 	uint32_t rob_head, rob_n;
-	uint64_t rob_last;           /* the latest retire time pushed */
+	uint64_t rob_last;           /* the latest completion pushed */
+	uint64_t rob_span;           /* window x dispatch slot (rob_push) */
+	bool l1_short;               /* an L1D hit completes within rob_span */
 	struct dpmu_urob *rob;       /* ring of rob_mask + 1 (NULL in order) */
 	uint64_t mb[DPMU_MISS_BUFFERS_MAX]; /* when each miss buffer frees */
 	/* waits in milli-cycles not yet counted as whole stall cycles */

@@ -132,6 +132,9 @@ static void run_free(struct blk *blocks, unsigned n, struct fx *a, struct fx *b)
 /* The line size of every cache, or 0: the shipped profile's. */
 static uint32_t line_size;
 
+/* The data the blocks' loads and stores reach (bytes). */
+static uint32_t footprint = 256 * 1024;
+
 static struct fx *start(unsigned batch)
 {
 	struct fx *f = calloc(1, sizeof *f);
@@ -174,9 +177,9 @@ static void run_both(unsigned batch)
 		for (uint32_t i = 0; i < bk->n; i++) {
 			if (in[i].kind != DPMU_INSN_LOAD && in[i].kind != DPMU_INSN_STORE)
 				continue;
-			/* a 256 KiB working set: L1, L2 and L3 hits and misses,
-			 * aligned and not, some crossing a line */
-			addr[i] = 0x10000000 + (next() % (256 * 1024));
+			/* by default a 256 KiB working set: L1, L2 and L3 hits
+			 * and misses, aligned and not, some crossing a line */
+			addr[i] = 0x10000000 + (next() % footprint);
 			in[i].addr = addr[i];
 		}
 		/* where execution went next: the next block, or the
@@ -235,6 +238,81 @@ static void blocks_match_one_by_one_in_large_batches(void **state)
 	(void)state;
 	run_both(4096);
 	run_both(DPMU_UARCH_BATCH_MAX);
+}
+
+/* A working set far beyond the L3: loads that miss to DRAM fill the
+ * out-of-order core's reorder window and its miss buffers inside blocks
+ * (the block path's waits for the window, rob_steps), and their values
+ * reach the next blocks late. */
+static void blocks_match_one_by_one_missing_to_dram(void **state)
+{
+	(void)state;
+	footprint = 64u << 20;
+	run_both(DPMU_UARCH_BATCH_DEFAULT);
+	footprint = 256 * 1024;
+}
+
+/* A loop of two blocks in one line on cpu0 (the out-of-order A75) that
+ * dispatches fast: loads over 64 MiB, independent ones, a chase through
+ * the value of the one before, a gather through an add, and a store,
+ * with adds between and a predictable branch. The misses' values come
+ * hundreds of cycles late, so the reorder window fills inside the
+ * blocks and each wait moves the issue of what follows in the block. */
+static void window_full_inside_blocks_matches_one_by_one(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t kind, src, dst;
+	} tmpl[2][9] = {
+		{{DPMU_INSN_LOAD, 2, 1},  {0, 3, 3},  {0, 3, 3},	{DPMU_INSN_LOAD, 4, 5},
+		 {0, 6, 6},		  {DPMU_INSN_LOAD, 1, 7}, {0, 7, 8},	{DPMU_INSN_LOAD, 8, 9},
+		 {DPMU_INSN_BRANCH, 65, 0}},
+		{{0, 3, 3},		  {DPMU_INSN_STORE, 9, 0}, {0, 6, 6},	{0, 6, 6},
+		 {DPMU_INSN_LOAD, 5, 5},  {0, 3, 3},		  {0, 3, 65},	{0, 6, 6},
+		 {DPMU_INSN_BRANCH, 65, 0}}};
+	struct blk blocks[2];
+	struct dpmu_err err;
+	rng = 0x5851f42d4c957f2dull;
+	for (unsigned k = 0; k < 2; k++) {
+		blocks[k].n = 9;
+		for (uint32_t i = 0; i < 9; i++) {
+			struct dpmu_insn *in = &blocks[k].in[i];
+			memset(in, 0, sizeof *in);
+			in->pc = 0x400000 + 36ull * k + 4ull * i;
+			in->isize = 4;
+			in->kind = tmpl[k][i].kind;
+			in->size = 8;
+			in->flags = in->kind == DPMU_INSN_BRANCH ? DPMU_IC_IMMED : DPMU_IC_DP;
+			in->br_kind = DPMU_BR_COND;
+			in->src[0] = tmpl[k][i].src;
+			in->dst[0] = tmpl[k][i].dst;
+		}
+		assert_int_equal(dpmu_ublock_create(blocks[k].in, 9, &blocks[k].sum, &err), 0);
+	}
+	struct fx *a = start(DPMU_UARCH_BATCH_DEFAULT), *b = start(DPMU_UARCH_BATCH_DEFAULT);
+	for (unsigned r = 0; r < RUNS; r++) {
+		struct blk *bk = &blocks[r % 2];
+		uint64_t addr[MAXLEN] = {0};
+		struct dpmu_insn in[MAXLEN];
+		memcpy(in, bk->in, bk->n * sizeof in[0]);
+		for (uint32_t i = 0; i < bk->n; i++)
+			if (in[i].kind == DPMU_INSN_LOAD || in[i].kind == DPMU_INSN_STORE)
+				in[i].addr = addr[i] = 0x10000000 + (next() % (64u << 20) & ~7ull);
+		/* on to the other block: block 0 falls through, block 1
+		 * branches back */
+		struct dpmu_insn *last = &in[bk->n - 1];
+		uint64_t to = r % 2 ? blocks[0].in[0].pc : last->pc + 4;
+		last->taken = r % 2;
+		last->addr = to;
+		dpmu_uarch_retire(a->u, 0, in, bk->n);
+		dpmu_uarch_run_block_on(b->u, dpmu_uarch_core(b->u, 0), bk->sum, addr, to);
+		if (memcmp(a->core, b->core, sizeof a->core))
+			fail_msg("deliveries differ after run %u", r);
+	}
+	assert_same_at_the_end(a, b, DPMU_UARCH_BATCH_DEFAULT);
+	/* the misses stalled the back end (the window was full) */
+	assert_true(a->core[0][0x24] > a->core[0][0x11] / 2); /* STALL_BACKEND, CPU_CYCLES */
+	run_free(blocks, 2, a, b);
 }
 
 /* Other L1I lines than the shipped 64 bytes: a summary's fetch steps are
@@ -510,6 +588,8 @@ int main(void)
 		cmocka_unit_test(blocks_match_one_by_one_across_delivery_points),
 		cmocka_unit_test(blocks_match_one_by_one_in_large_batches),
 		cmocka_unit_test(blocks_match_one_by_one_with_other_lines),
+		cmocka_unit_test(blocks_match_one_by_one_missing_to_dram),
+		cmocka_unit_test(window_full_inside_blocks_matches_one_by_one),
 		cmocka_unit_test(plain_blocks_match_one_by_one),
 		cmocka_unit_test(destroyed_summary_still_counts),
 		cmocka_unit_test(summary_shared_by_two_engines),

@@ -1734,6 +1734,14 @@ static __attribute__((noinline)) void run_block_deps(struct dpmu_uarch *u, struc
 	block_steps(u, c, b, addr, next_pc, true);
 }
 
+static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
+							struct dpmu_ucore *c,
+							struct dpmu_ublock *b,
+							const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, false);
+}
+
 static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 						       struct dpmu_ucore *c,
 						       struct dpmu_ublock *b,
@@ -1746,6 +1754,8 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 		run_block_split(u, c, b, addr);
 		return;
 	}
+	/* each path its own function: this one keeps no frame, its calls
+	 * are jumps */
 	switch (block_timing(c, b)) {
 	case RUN_WALK:
 		run_block_walk(u, c, b, addr, next_pc);
@@ -1754,7 +1764,7 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 		run_block_deps(u, c, b, addr, next_pc);
 		return;
 	default:
-		block_steps(u, c, b, addr, next_pc, false);
+		run_block_nodeps(u, c, b, addr, next_pc);
 	}
 }
 

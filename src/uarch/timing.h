@@ -186,19 +186,18 @@ static inline uint64_t rob_wait(struct dpmu_ucore *c, uint64_t now)
 	return w;
 }
 
-/* Out of order: an instruction of dep_seq that dispatched at `s`
- * completes at `done`; if later than every older one (that could hold
- * the window), the window's retirement waits for it. Unless it is done
- * within rob_span of its dispatch: the instruction `window` younger
- * dispatches no earlier than that (each takes its dispatch slot), so it
- * finds it done. */
+/* Out of order: instruction dep_seq, dispatched at `s`, completes at
+ * `done`. The window's retirement waits for it when the instruction
+ * `window` younger may find it incomplete: not when it completes within
+ * rob_span of its dispatch (that one dispatches no earlier than
+ * s + rob_span, each instruction taking its dispatch slot), nor when an
+ * older one held in the window completes no earlier (rob_last). The
+ * first kind leaves rob_last alone: a younger instruction held in the
+ * window completes beyond its own s + rob_span, so later than it. */
 static inline void rob_push(struct dpmu_ucore *c, uint64_t s, uint64_t done, uint32_t mem,
 			    uint32_t tlb)
 {
 	struct dpmu_utiming *t = &c->tm;
-	/* (first: any younger instruction that completes later than such
-	 * an instruction and not within rob_span itself completes later
-	 * than its `s + rob_span`, so the rule below decides as it did) */
 	if (done - s <= t->rob_span || done <= t->rob_last)
 		return;
 	t->rob_last = done;

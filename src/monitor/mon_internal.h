@@ -1,0 +1,46 @@
+/*
+ * Shared by the monitor's files, not part of the API: session.c (the
+ * schedule, start, poll, stop), sample.c (sampling on overflow) and
+ * results.c (the counts).
+ */
+#ifndef DPMU_MONITOR_INTERNAL_H
+#define DPMU_MONITOR_INTERNAL_H
+
+#include "dynpmu/monitor.h"
+
+/* AMU counter numbers in a dpmu_mon_pmu: group 0 as is, group 1 from 16. */
+#define AMU_G1 16u
+
+struct dpmu_mon_session {
+	struct dpmu_drv *drv;
+	const struct dpmu_profile *p;
+	struct dpmu_mon_events ev;
+	struct dpmu_mon_options opt;
+	uint64_t cores, clusters;
+	struct dpmu_mon_pmu core[DPMU_MAX_CORES];
+	struct dpmu_mon_pmu amu[DPMU_MAX_CORES];
+	struct dpmu_mon_pmu cluster[DPMU_MAX_CLUSTERS];
+	uint64_t t_start, t_stop;
+	uint64_t next_rotate, next_interval, interval_start;
+	unsigned intervals;
+	bool rotating;         /* some PMU multiplexes */
+	bool has_amu;
+	bool in_interval;      /* inside on_interval: interval counts readable */
+	uint64_t interval_len;
+	bool started, stopped;
+};
+
+/* The PMUs of a session, in one loop. */
+static inline struct dpmu_mon_pmu *pmu_at(struct dpmu_mon_session *s, unsigned k)
+{
+	if (k < DPMU_MAX_CORES)
+		return &s->core[k];
+	k -= DPMU_MAX_CORES;
+	if (k < DPMU_MAX_CORES)
+		return &s->amu[k];
+	k -= DPMU_MAX_CORES;
+	return k < DPMU_MAX_CLUSTERS ? &s->cluster[k] : NULL;
+}
+#define NPMUS (2 * DPMU_MAX_CORES + DPMU_MAX_CLUSTERS)
+
+#endif

@@ -123,6 +123,15 @@ uint64_t dpmu_model_cluster_live_gen(const struct dpmu_model *m, unsigned cluste
  * interrupt (PPI 23) and the cluster's nCLUSTERPMUIRQ (true = asserted). */
 bool dpmu_model_core_irq(const struct dpmu_model *m, unsigned core);
 bool dpmu_model_cluster_irq(const struct dpmu_model *m, unsigned cluster);
+/* Precise overflow (sampling with no skid): the core PMU counters whose
+ * overflow would assert the core's interrupt line (PMCR.E, enabled and
+ * counting now, PMINTENSET), each as the event it counts and how many
+ * more of that event overflow it (the cycle counter: CPU_CYCLES, in core
+ * cycles). A caller that delivers events one instruction at a time can
+ * so deliver at once the instruction whose event overflows a counter.
+ * Writes at most cap entries; returns how many. */
+unsigned dpmu_model_core_overflow_watch(const struct dpmu_model *m, unsigned core,
+					 uint16_t *event, uint64_t *left, unsigned cap);
 /* Generation of those lines, for every core and cluster: a number that
  * changes whenever some line may have changed (a write of an overflow
  * status, interrupt enable or PMCR register by any interface, an overflow

@@ -101,6 +101,15 @@ void dpmu_uarch_destroy(struct dpmu_uarch *u);
 void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
 		       size_t n);
 void dpmu_uarch_flush(struct dpmu_uarch *u);
+/* dpmu_uarch_retire with overflow interrupts that have no skid (sampling):
+ * retires up to and including the instruction whose events overflow a
+ * core-PMU counter of `core` with its overflow interrupt enabled
+ * (dpmu_model_core_overflow_watch), delivers the core's counts there, so
+ * that the interrupt line is asserted right after that instruction, and
+ * returns how many retired with *overflow set; else retires all n and
+ * returns n. The events and timing are dpmu_uarch_retire's. */
+size_t dpmu_uarch_retire_watched(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
+				 size_t n, bool *overflow);
 
 /* A translated block (a run of instructions that always executes from its
  * first, as qemu's translation blocks do), summarised once: its class

@@ -217,6 +217,35 @@ void dpmu_bank_snapshot(struct dpmu_bank *b, uint64_t latency)
 		snapshot_complete(b);
 }
 
+unsigned dpmu_bank_overflow_watch(const struct dpmu_bank *b, bool cc_allowed, uint16_t *event,
+				  uint64_t *left, unsigned cap)
+{
+	unsigned k = 0;
+	if (!(b->pmcr & DPMU_PMCR_E))
+		return 0; /* no interrupt without PMCR.E (dpmu_bank_irq) */
+	bool lp = b->ev64 && (b->pmcr & DPMU_PMCR_LP);
+	uint32_t w = b->active & b->inten;
+	for (unsigned i = 0; i < b->n && k < cap; i++) {
+		/* CHAIN counts overflows, not an event of the stream */
+		if (!(w >> i & 1) || b->ev[i] == DPMU_EV_CHAIN || b->ev[i] == DPMU_EV_SW_INCR)
+			continue;
+		uint64_t v = b->evcnt[i];
+		event[k] = b->ev[i];
+		left[k++] = lp ? (v ? 0 - v : UINT64_MAX) : (UINT64_C(1) << 32) - (v & LOW32);
+	}
+	if (k < cap && (w >> DPMU_CC & 1) && cc_allowed) {
+		bool c64 = !b->has_lc || (b->pmcr & DPMU_PMCR_LC);
+		uint64_t v = b->ccnt, ticks = c64 ? (v ? 0 - v : UINT64_MAX)
+						  : (UINT64_C(1) << 32) - (v & LOW32);
+		/* PMCR.D: a tick every 64 cycles (not with LC = 1) */
+		if ((b->pmcr & (DPMU_PMCR_D | DPMU_PMCR_LC)) == DPMU_PMCR_D)
+			ticks = ticks > UINT64_MAX / 64 ? UINT64_MAX : ticks * 64 - b->divider;
+		event[k] = DPMU_EV_CPU_CYCLES;
+		left[k++] = ticks;
+	}
+	return k;
+}
+
 bool dpmu_bank_irq(const struct dpmu_bank *b)
 {
 	return (b->pmcr & DPMU_PMCR_E) && (b->ovs & b->inten & dpmu_bank_mask(b));

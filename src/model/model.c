@@ -403,6 +403,15 @@ bool dpmu_model_core_irq(const struct dpmu_model *m, unsigned core)
 	return core < m->ncores && dpmu_bank_irq(&m->cores[core].pmu);
 }
 
+unsigned dpmu_model_core_overflow_watch(const struct dpmu_model *m, unsigned core,
+					 uint16_t *event, uint64_t *left, unsigned cap)
+{
+	if (core >= m->ncores || !core_running(&m->cores[core]))
+		return 0;
+	const struct dpmu_core *c = &m->cores[core];
+	return dpmu_bank_overflow_watch(&c->pmu, c->cc_allowed, event, left, cap);
+}
+
 bool dpmu_model_cluster_irq(const struct dpmu_model *m, unsigned cluster)
 {
 	return cluster < m->nclusters && dpmu_bank_irq(&m->clusters[cluster].pmu);

@@ -200,6 +200,13 @@ void dpmu_bank_cycles(struct dpmu_bank *b, uint64_t k, bool cc_allowed);
 void dpmu_bank_swinc(struct dpmu_bank *b, uint32_t mask);
 /* PMSSCR.SS = 1: capture every counter; latency 0 completes at once. */
 void dpmu_bank_snapshot(struct dpmu_bank *b, uint64_t latency);
+/* The counters whose overflow would raise the interrupt (PMCR.E, active,
+ * PMINTENSET), each as its event and how many more of it overflow it:
+ * the cycle counter as CPU_CYCLES, in cycles through the PMCR.D divider
+ * (cc_allowed: PMCCFILTR lets it count now). Returns how many were
+ * written (at most cap). */
+unsigned dpmu_bank_overflow_watch(const struct dpmu_bank *b, bool cc_allowed, uint16_t *event,
+				  uint64_t *left, unsigned cap);
 /* Interrupt request: PMCR.E and an enabled overflow. */
 bool dpmu_bank_irq(const struct dpmu_bank *b);
 

@@ -491,6 +491,53 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 		u->observer(u->observer_ctx, true, cl->id, bc, k);
 }
 
+/* ---- precise overflow ----------------------------------------------------------- */
+
+/* The count of watch w not yet delivered. */
+static uint64_t watch_pending(const struct dpmu_ucore *c, const struct dpmu_uwatch *w)
+{
+	if (w->clock)
+		return dpmu_ucore_cycles(c) - c->cycles_delivered;
+	uint64_t n = 0;
+	for (unsigned k = 0; k < w->nlive; k++) {
+		const struct dpmu_live *l = &c->live[w->live[k]];
+		n += (*l->p + *l->a + *l->b) & l->to_model;
+	}
+	return n;
+}
+
+/* Whether a watched counter would overflow with what is pending. */
+static bool watch_hit(const struct dpmu_ucore *c)
+{
+	for (unsigned i = 0; i < c->nwatch; i++)
+		if (watch_pending(c, &c->watch[i]) >= c->watch[i].left)
+			return true;
+	return false;
+}
+
+/* The watch from the model's counters as they are now (the delivery list
+ * made current first: the watch names its entries). */
+__attribute__((noinline)) static void watch_refresh(struct dpmu_uarch *u, struct dpmu_ucore *c)
+{
+	if (!c->live_ok || c->live_gen != dpmu_model_core_live_gen(u->model, c->id))
+		core_lists(u, c);
+	uint16_t ev[DPMU_UWATCH_MAX];
+	uint64_t left[DPMU_UWATCH_MAX];
+	unsigned n = dpmu_model_core_overflow_watch(u->model, c->id, ev, left, DPMU_UWATCH_MAX);
+	c->nwatch = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct dpmu_uwatch *w = &c->watch[c->nwatch];
+		*w = (struct dpmu_uwatch){ .clock = ev[i] == DPMU_EV_CPU_CYCLES, .left = left[i] };
+		for (unsigned j = 0; !w->clock && j < c->nlive; j++)
+			if (c->live_code[j] == ev[i] && w->nlive < DPMU_UWATCH_SOURCES)
+				w->live[w->nlive++] = (uint8_t)j;
+		/* an event the engine never produces cannot overflow a counter */
+		if (w->clock || w->nlive)
+			c->nwatch++;
+	}
+	c->watch_stale = false;
+}
+
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
 	c->batch_left = u->batch;
@@ -500,6 +547,10 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 	/* The class events of the blocks run since the last delivery. */
 	if (c->nowned)
 		core_fold_live(c);
+	if (c->nwatch) {
+		c->watch_fired |= watch_hit(c);
+		c->watch_stale = true; /* the counters move now */
+	}
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	/* A flush of every core (each monitor tick) finds most cores idle:
@@ -866,6 +917,42 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 		n -= m;
 		retired(u, c, m);
 	}
+}
+
+size_t dpmu_uarch_retire_watched(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
+				 size_t n, bool *overflow)
+{
+	*overflow = false;
+	if (!u || core >= u->ncores || !insns) {
+		dpmu_uarch_retire(u, core, insns, n); /* its checks and messages */
+		return n;
+	}
+	struct dpmu_ucore *c = &u->cores[core];
+	/* the counters may have been written since the last call */
+	c->watch_stale = true;
+	for (size_t i = 0; i < n; i++) {
+		if (c->watch_stale)
+			watch_refresh(u, c);
+		if (!c->nwatch) {
+			/* nothing can interrupt before the next delivery's
+			 * refresh: the rest up to it at once */
+			size_t m = n - i < c->batch_left ? n - i : c->batch_left;
+			retire_run(u, c, insns + i, m);
+			retired(u, c, (uint32_t)m);
+			i += m - 1;
+			continue;
+		}
+		c->watch_fired = false;
+		retire_run(u, c, insns + i, 1);
+		retired(u, c, 1);
+		if (c->watch_fired || watch_hit(c)) {
+			dpmu_uarch_flush_core(u, core);
+			c->watch_fired = false;
+			*overflow = true;
+			return i + 1;
+		}
+	}
+	return n;
 }
 
 /* ---- translated blocks ----------------------------------------------------------- *

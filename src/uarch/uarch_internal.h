@@ -500,6 +500,9 @@ struct dpmu_utiming {
 #define DPMU_FOLD_WORDS 2
 _Static_assert(DPMU_FOLD_ENTRIES <= 64 * DPMU_FOLD_WORDS, "fold_need holds every entry");
 
+#define DPMU_UWATCH_MAX 32     /* a core PMU's counters, the cycle counter among them */
+#define DPMU_UWATCH_SOURCES 4  /* delivery-list entries of one event */
+
 struct dpmu_ucore {
 	/* What the block path and the inline fetch, data and branch paths
 	 * touch on every block comes first and together (the clock, the
@@ -568,6 +571,22 @@ struct dpmu_ucore {
 	bool live_ok;
 	uint64_t live_gen;
 	uint64_t flush_work, flush_stall; /* the clock at the last full flush */
+
+	/* Precise overflow (dpmu_uarch_retire_watched): the counters whose
+	 * overflow interrupts, as the model gave them at the last refresh,
+	 * each with the delivery-list entries of its event (none: the clock,
+	 * CPU_CYCLES) and how many more of it overflow the counter. Stale
+	 * after every delivery and at every call (a register write between
+	 * calls may have moved a counter). fired: a delivery took a watched
+	 * count to its overflow. */
+	struct dpmu_uwatch {
+		uint8_t live[DPMU_UWATCH_SOURCES];
+		uint8_t nlive;
+		bool clock;
+		uint64_t left;
+	} watch[DPMU_UWATCH_MAX];
+	unsigned nwatch;
+	bool watch_stale, watch_fired;
 
 	/* Block summaries this core ran since its last delivery whose class
 	 * events are not yet in pend[] (each keeps its run count): they are

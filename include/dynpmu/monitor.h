@@ -111,9 +111,34 @@ struct dpmu_mon_pmu {
 	/* at the last interval boundary */
 	uint64_t mark_total[DPMU_MON_MAX_EVENTS];
 	uint64_t mark_running[DPMU_MON_MAX_EVENTS];
+	/* sampling: the period the counter is armed with, and the count and
+	 * time at the last sample (or the start) */
+	uint64_t period[DPMU_MON_MAX_EVENTS];
+	uint64_t sampled_total[DPMU_MON_MAX_EVENTS];
+	uint64_t sampled_ns[DPMU_MON_MAX_EVENTS];
+	uint64_t samples[DPMU_MON_MAX_EVENTS];
 };
 
 struct dpmu_mon_session;
+
+/* One sample (dynpmu record; seed 003 sections 2 and 7.1): the counter of
+ * `event` on core `cpu` overflowed at time_ns, `period` events after the
+ * previous sample of that event on that core (its weight: exact, whatever
+ * the period asked for). The backend knows the rest (where the core is). */
+struct dpmu_mon_sample {
+	unsigned event;   /* index in the session's events */
+	unsigned cpu;
+	uint64_t period;
+	uint64_t time_ns;
+};
+typedef int (*dpmu_mon_sample_fn)(void *ctx, const struct dpmu_mon_sample *smp,
+				  struct dpmu_err *err);
+
+/* perf record's default is -F 4000 of real time on hardware that runs
+ * ~10^9 instructions a second; the simulation replays ~10^6-10^7 a second,
+ * so the default samples at 1 MHz of simulated time: about as many
+ * samples per second of the run as perf takes (docs/record.md). */
+#define DPMU_MON_SAMPLE_FREQ_DEFAULT 1000000u
 
 /* How a session runs. Zero fields take the defaults. */
 struct dpmu_mon_options {
@@ -126,6 +151,17 @@ struct dpmu_mon_options {
 	int (*on_interval)(void *ctx, const struct dpmu_mon_session *s, uint64_t t0_ns,
 			   uint64_t t1_ns, struct dpmu_err *err);
 	void *ctx;
+	/* Sampling: with on_sample set, every event (core-PMU events only)
+	 * samples on its counter's overflow interrupt: the counter is preset
+	 * to overflow after sample_period events (-c), or after a period that
+	 * adapts to sample_freq samples per second of simulated time (-F;
+	 * both 0: DPMU_MON_SAMPLE_FREQ_DEFAULT), and re-armed at each sample.
+	 * The events must fit on the counters at once (no rotation) and
+	 * there are no intervals. A non-zero return stops the run. */
+	uint64_t sample_period;
+	uint64_t sample_freq;
+	dpmu_mon_sample_fn on_sample;
+	void *sample_ctx;
 };
 
 /* perf's default rotation period is 4 ms of wall-clock time on hardware

@@ -43,4 +43,19 @@ static inline struct dpmu_mon_pmu *pmu_at(struct dpmu_mon_session *s, unsigned k
 }
 #define NPMUS (2 * DPMU_MAX_CORES + DPMU_MAX_CLUSTERS)
 
+/* ---- sampling (sample.c) ---- */
+
+/* With on_sample set: the options and events a sampling session needs
+ * (after the schedule). 0 otherwise. */
+int dpmu_mon_sample_check(const struct dpmu_mon_session *s, struct dpmu_err *err);
+/* When event i samples on counter c of pmu: its first period set up at
+ * `now`, *preset the value to write to the counter; false when it does
+ * not sample. */
+bool dpmu_mon_sample_arm(struct dpmu_mon_session *s, struct dpmu_mon_pmu *pmu, unsigned i,
+			 unsigned c, uint64_t now, uint64_t *preset);
+/* Sampled counter c overflowed and was read as `value` (credited): the
+ * sample goes to on_sample, *preset is the value that arms the next. */
+int dpmu_mon_sample_overflow(struct dpmu_mon_session *s, struct dpmu_mon_pmu *pmu, unsigned c,
+			     uint64_t value, uint64_t now, uint64_t *preset, struct dpmu_err *err);
+
 #endif

@@ -362,7 +362,8 @@ int dpmu_mon_session_create_opts(struct dpmu_drv *drv, const struct dpmu_profile
 		pmu->cpu = core;
 		pmu->nslots = ci->pmu_n < DPMU_DRV_MAX_COUNTERS ? ci->pmu_n : DPMU_DRV_MAX_COUNTERS;
 		pmu->width = t->pmuv3p5 ? 64 : 32;
-		pmu->chain = s->opt.long_counters && pmu->width == 32;
+		/* a sampled event overflows its own counter: no CHAIN */
+		pmu->chain = s->opt.long_counters && pmu->width == 32 && !s->opt.on_sample;
 		for (unsigned i = 0; i < ev->n; i++)
 			codes[i] = ev->ev[i].code[ti];
 		struct impl_ctx ic = {drv, core};
@@ -402,6 +403,8 @@ int dpmu_mon_session_create_opts(struct dpmu_drv *drv, const struct dpmu_profile
 		struct impl_ctx ic = {drv, cl};
 		rc = schedule(s, pmu, codes, cluster_implements, &ic, "DSU", err);
 	}
+	if (!rc)
+		rc = dpmu_mon_sample_check(s, err);
 	if (rc) {
 		free(s);
 		return rc;
@@ -480,6 +483,14 @@ static int read_pmu(struct dpmu_mon_session *s, struct dpmu_mon_pmu *pmu, uint64
 		rc = hw_read(s, pmu, c, &v, err);
 		if (!rc)
 			credit(pmu, s->ev.n, c, v, ovs >> c & 1);
+		/* a sampled counter's overflow is a sample; it is re-armed */
+		uint64_t preset;
+		if (!rc && s->opt.on_sample && (ovs >> c & 1) && pmu->target == DPMU_MON_CORE) {
+			rc = dpmu_mon_sample_overflow(s, pmu, c, v, now, &preset, err);
+			if (!rc)
+				rc = hw_write(s, pmu, c, preset, err);
+			pmu->last[c] = preset;
+		}
 	}
 	if (!rc && (ovs & pmu->mask))
 		rc = hw_overflow_clear(s, pmu, ovs & pmu->mask, err);
@@ -526,14 +537,30 @@ static int apply_turn(struct dpmu_mon_session *s, struct dpmu_mon_pmu *pmu, cons
 		if (c == DPMU_MON_UNSCHEDULED || c == DPMU_DRV_CYCLE)
 			continue;
 		rc = hw_program(s, pmu, i, c, err);
+		uint64_t preset = 0;
+		if (dpmu_mon_sample_arm(s, pmu, i, c, pmu->since, &preset))
+			irq |= 1u << c; /* every sampled counter interrupts */
 		for (unsigned k = 0; !rc && k < pmu->need[i]; k++)
-			rc = hw_write(s, pmu, c + k, 0, err);
-		pmu->last[c] = 0;
+			rc = hw_write(s, pmu, c + k, k ? 0 : preset, err);
+		pmu->last[c] = preset;
 	}
 	if (!rc && mask)
 		rc = hw_overflow_clear(s, pmu, mask, err);
-	if (cycles)
+	if (cycles) {
 		mask |= DPMU_DRV_CYCLE_BIT;
+		/* a sampled CPU_CYCLES: on the cycle counter, 64-bit (PMCR.LC) */
+		for (unsigned i = 0; !rc && i < s->ev.n; i++) {
+			uint64_t preset;
+			if (!pmu->counted[i] || pmu->need[i] != 0 ||
+			    !dpmu_mon_sample_arm(s, pmu, i, DPMU_DRV_CYCLE, pmu->since, &preset))
+				continue;
+			rc = hw_write(s, pmu, DPMU_DRV_CYCLE, preset, err);
+			if (!rc)
+				rc = hw_overflow_clear(s, pmu, DPMU_DRV_CYCLE_BIT, err);
+			pmu->last[DPMU_DRV_CYCLE] = preset;
+			irq |= DPMU_DRV_CYCLE_BIT;
+		}
+	}
 	pmu->mask = mask;
 	if (!rc && irq)
 		rc = hw_irq(s, pmu, irq, true, err);

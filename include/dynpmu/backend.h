@@ -22,6 +22,19 @@ struct dpmu_backend;
  * return stops the run with that code. */
 typedef int (*dpmu_backend_tick_fn)(void *ctx, uint64_t now_ns, struct dpmu_err *err);
 
+/* Where a core was when its overflow interrupt was taken (sampling): the
+ * instruction whose event overflowed the counter (with a modelled skid,
+ * the one the interrupt came after), its thread, and the calls it is in:
+ * call sites, innermost first. */
+#define DPMU_BACKEND_CHAIN_MAX 127 /* perf's default perf_event_max_stack */
+struct dpmu_backend_where {
+	uint64_t pc;
+	uint32_t pid, tid;
+	unsigned depth;   /* entries of call[] */
+	bool truncated;   /* deeper than DPMU_BACKEND_CHAIN_MAX: the outermost left out */
+	uint64_t call[DPMU_BACKEND_CHAIN_MAX];
+};
+
 struct dpmu_backend_ops {
 	const char *name;
 	/* Run the workload to its end, calling tick about every `interval`
@@ -45,6 +58,10 @@ struct dpmu_backend_ops {
 	 * group-0 counter and those `count` group-1 counters enabled. */
 	int (*amu_setup)(struct dpmu_backend *b, unsigned cpu, const uint16_t *events,
 			 unsigned count, struct dpmu_err *err);
+	/* Optional (NULL: no sampling). In a tick for an overflow interrupt
+	 * of `cpu`: where that core was (above). */
+	int (*where)(struct dpmu_backend *b, unsigned cpu, struct dpmu_backend_where *out,
+		     struct dpmu_err *err);
 };
 
 struct dpmu_backend {

@@ -62,7 +62,7 @@ void dpmu_iregs_decode(uint32_t enc, struct dpmu_iregs *out);
 /* ---- wire format ------------------------------------------------------------ */
 
 #define DPMU_QEMU_MAGIC 0x31554d4551554d50ull /* "PMUQEMU1" */
-#define DPMU_QEMU_VERSION 6u
+#define DPMU_QEMU_VERSION 7u
 #define DPMU_QEMU_MAX_VCPUS 64u           /* rings; a later thread is refused */
 #define DPMU_QEMU_RING_SLOTS 4096u
 /* Records per publication of a ring's head. The consumer polls head, so
@@ -154,6 +154,17 @@ struct dpmu_qemu_code {
 	uint32_t sym; /* offset of the function name in the string table; 0: none */
 };
 
+/* An executable mapping of an AArch64 ELF file (the program, its
+ * interpreter, a shared object), in guest addresses: what a sample's
+ * address is looked up in (perf's PERF_RECORD_MMAP2). path: the file as
+ * the host names it, in the string table. */
+#define DPMU_QEMU_MAX_MAPS 256u
+struct dpmu_qemu_map {
+	uint64_t start, len, pgoff;
+	uint32_t path;
+	uint32_t pad;
+};
+
 /* The instruction is the load of a region marker (include/dynpmu/marker.h). */
 #define DPMU_QEMU_SYM_NONE 0u
 
@@ -190,6 +201,12 @@ struct dpmu_qemu_shm {
 	 * wait waits on, or the key of the pipe a read reads (as in
 	 * DPMU_QEMU_TAG_PIPE_READ), else 0. */
 	_Atomic uint64_t wait_addr[DPMU_QEMU_MAX_VCPUS];
+	/* The executable mappings seen so far (a block translated outside
+	 * every one makes the plugin read its process's maps again), each
+	 * stored before nmaps counts it (release). */
+	_Atomic uint32_t nmaps;
+	uint32_t pad3;
+	struct dpmu_qemu_map maps[DPMU_QEMU_MAX_MAPS];
 };
 
 /* Bytes of the whole shared region. */
@@ -218,7 +235,24 @@ struct dpmu_qemu_options {
 	 * input, never one to write to), else this descriptor, for a caller
 	 * that prints while the program runs (dynpmu demo's snapshot loop). */
 	int stdout_fd;
+	/* Sampling (dynpmu record): overflow interrupts with no skid, each
+	 * instruction retired on its own (the block path could not stop at
+	 * the one that overflows), every thread's shadow call stack kept;
+	 * `skid` instructions between the overflow and the interrupt. */
+	bool sample;
+	unsigned skid;
 };
+
+/* The executable mappings of a run (dpmu_qemu_map's, the host's paths):
+ * writes at most cap of them; returns how many there are. path points
+ * into the backend (valid until it is destroyed). */
+struct dpmu_qemu_mapping {
+	uint64_t start, len, pgoff;
+	const char *path;
+};
+size_t dpmu_qemu_mappings(const struct dpmu_backend *b, struct dpmu_qemu_mapping *out, size_t cap);
+/* The process id qemu ran the program as (0 before the run). */
+uint32_t dpmu_qemu_pid(const struct dpmu_backend *b);
 
 /* Check that `program` is something the simulated cluster can run: find it
  * (PATH when it has no '/'), an ELF file, for aarch64, and if dynamic, its

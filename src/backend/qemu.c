@@ -200,6 +200,7 @@ static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, boo
 void dpmu_qemu_thread_end(struct qemu_be *q, struct vstream *v)
 {
 	v->ended = true;
+	dpmu_qemu_shadow_reset(v);
 	if (!v->depth)
 		return;
 	dpmu_uarch_flush_core(q->uarch, v->core);
@@ -280,7 +281,9 @@ static void retire(struct qemu_be *q, struct vstream *v, const struct dpmu_insn 
 {
 	if (!n)
 		return;
-	if (!q->by_symbol) {
+	if (q->sample) {
+		dpmu_qemu_retire_sampled(q, v, in, n);
+	} else if (!q->by_symbol) {
 		dpmu_uarch_retire(q->uarch, v->core, in, n);
 	} else {
 		/* runs of one function, so cycles go to the function they ran in */
@@ -369,7 +372,7 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		partial |= c.noretire != 0;
 	}
 	exp[nmem] = EXP_END;
-	d->fast_na = partial || q->by_symbol ? UINT32_MAX : nmem;
+	d->fast_na = partial || q->by_symbol || q->sample ? UINT32_MAX : nmem;
 	d->fast_end = d->fast_na == UINT32_MAX ? NULL : exp + nmem;
 	struct dpmu_err e;
 	if (bid >= q->bdec_end)
@@ -457,6 +460,7 @@ static inline void finish_block(struct qemu_be *q, struct vstream *v, uint64_t n
 		retired(q, v, d->n);
 		return;
 	}
+	v->next_sym = 0;
 	finish_block_slow(q, v, next_pc);
 }
 
@@ -951,6 +955,8 @@ retire_open:
 		uint64_t n0 = v->insns;
 		v->blk = cur;
 		v->na = na;
+		/* sampling: the call stack learns the target's function */
+		v->next_sym = b ? q->code[b->first].sym : 0;
 		finish_block_slow(q, v, b ? b->vaddr : 0); /* leaves nrev 0 */
 		ran += v->insns - n0;
 		flushed = ran;
@@ -1376,6 +1382,11 @@ static size_t drain(struct qemu_be *q)
 
 /* ---- running ------------------------------------------------------------------- */
 
+int dpmu_qemu_tick_now(struct qemu_be *q)
+{
+	return tick_now(q);
+}
+
 static int tick_now(struct qemu_be *q)
 {
 	q->since_tick = 0;
@@ -1585,6 +1596,7 @@ static void qemu_destroy(struct dpmu_backend *b)
 	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++) {
 		free(q->vs[i].abyidx); /* and aidx (stream_alloc) */
 		free(q->wq[i].w);
+		free(q->vs[i].sh);
 	}
 	free(q->sym);
 	free(q->evmap);
@@ -1609,6 +1621,7 @@ static const struct dpmu_backend_ops qemu_ops = {
 	.destroy = qemu_destroy,
 	.run_timed = qemu_run_timed,
 	.amu_setup = qemu_amu_setup,
+	.where = dpmu_qemu_where,
 };
 
 /* ---- setup -------------------------------------------------------------------- */
@@ -1628,6 +1641,8 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 		q->core_vcpu[c] = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
+	q->sample = opt->sample;
+	q->skid = opt->skid;
 	q->per_thread = opt->per_thread;
 	q->stdout_fd = opt->stdout_fd;
 	int rc = dpmu_qemu_parse_quantum(getenv("DPMU_QEMU_QUANTUM"), &q->quantum, err);

@@ -124,6 +124,19 @@ struct vstream {
 	/* its core's clock, looked up once when the vCPU is placed (0: the
 	 * profile gives none, a cycle counts as a nanosecond) */
 	double freq_hz;
+	/* sampling (qemu_sample.c): the thread's shadow call stack, the
+	 * symbol of the block that follows the one retiring (its last
+	 * branch's target), the instructions left before an interrupt taken
+	 * with skid */
+	struct shadow_frame {
+		uint64_t site;  /* the call instruction */
+		uint64_t ret;   /* where it returns to */
+		uint32_t fn;    /* the callee's symbol (string offset; 0: none) */
+	} *sh;
+	uint32_t sh_n, sh_cap;
+	uint64_t sh_lost;   /* frames deeper than the stack holds */
+	uint32_t next_sym;
+	uint32_t skid_left;
 };
 
 /* What the decoder knows of a translated block once it has classified it:
@@ -221,6 +234,14 @@ struct qemu_be {
 	struct symstat *sym;
 	size_t nsym, symcap;
 
+	/* sampling (qemu_sample.c) */
+	bool sample;
+	unsigned skid;
+	struct {
+		const struct vstream *v; /* the thread whose instruction overflowed */
+		uint64_t pc;
+	} at[DPMU_MAX_CORES];
+
 	/* run */
 	pid_t pid;
 	/* pid while qemu runs and is not yet reaped, else 0: what a signal
@@ -308,6 +329,23 @@ void dpmu_qemu_idle_to(struct qemu_be *q, unsigned i, double now);
 
 /* v's thread ended: the regions still open on it are closed there. */
 void dpmu_qemu_thread_end(struct qemu_be *q, struct vstream *v);
+
+/* The monitor's tick now (its interval restarts). */
+int dpmu_qemu_tick_now(struct qemu_be *q);
+
+/* ---- qemu_sample.c ----------------------------------------------------------------- */
+
+/* n instructions of v retired in sampling mode: each on its own, the
+ * monitor's tick right after the one whose event overflows a counter
+ * (skid: that many later), the shadow call stack following the calls and
+ * returns. */
+void dpmu_qemu_retire_sampled(struct qemu_be *q, struct vstream *v, const struct dpmu_insn *in,
+			      size_t n);
+/* v's thread ended or the stream is reused: its call stack goes. */
+void dpmu_qemu_shadow_reset(struct vstream *v);
+/* The backend's dpmu_backend_ops.where. */
+int dpmu_qemu_where(struct dpmu_backend *b, unsigned cpu, struct dpmu_backend_where *out,
+		    struct dpmu_err *err);
 
 /* ---- qemu_sync.c ------------------------------------------------------------------- */
 

@@ -85,6 +85,9 @@ static struct plugin {
 	pthread_mutex_t lock;       /* translation and name interning */
 	uintptr_t guest_base;       /* host address of guest address 0 */
 	bool have_base;
+	/* the mappings may have changed since maps_scan last read them (a
+	 * mmap or mprotect returned; at first, nothing is read yet) */
+	atomic_bool maps_dirty;
 	/* interned names: qemu's symbol strings are stable, keyed by pointer;
 	 * region names by content */
 	const void *key[NAMES_MAX];
@@ -108,7 +111,7 @@ static struct plugin {
 		_Atomic uint64_t inode;
 		_Atomic uint64_t written, read;
 	} pipe[DPMU_QEMU_MAX_PIPES];
-} pl = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} pl = {.lock = PTHREAD_MUTEX_INITIALIZER, .maps_dirty = true};
 
 static void fail(const char *msg)
 {
@@ -257,6 +260,87 @@ static bool guest_read(uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(getpid(), &to, 1, &from, 1, 0) == (ssize_t)n;
 }
 
+/* ---- mappings ---------------------------------------------------------------------- */
+
+/* Whether guest address a lies in a mapping already published. */
+static bool map_known(uint64_t a)
+{
+	uint32_t n = atomic_load_explicit(&pl.shm->nmaps, memory_order_relaxed);
+	for (uint32_t i = 0; i < n; i++)
+		if (a - pl.shm->maps[i].start < pl.shm->maps[i].len)
+			return true;
+	return false;
+}
+
+/* Whether bytes [off, off + len) of the file `path` hold code of an
+ * AArch64 ELF file: a loadable, executable segment (PT_LOAD with PF_X)
+ * overlaps them. qemu maps the guest's code readable only (it runs its
+ * translations), so the host's permissions do not say. */
+static bool is_aarch64_code(const char *path, uint64_t off, uint64_t len)
+{
+	unsigned char h[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = pread(fd, h, sizeof h, 0) == (ssize_t)sizeof h && !memcmp(h, "\177ELF", 4) &&
+		  h[4] == 2 /* ELFCLASS64 */ && h[5] == 1 /* little-endian */ &&
+		  (h[18] | h[19] << 8) == 183 /* EM_AARCH64 */;
+	bool code = false;
+	if (ok) {
+		uint64_t phoff;
+		memcpy(&phoff, h + 0x20, 8);
+		unsigned phentsize = h[0x36] | h[0x37] << 8, phnum = h[0x38] | h[0x39] << 8;
+		for (unsigned i = 0; i < phnum && i < 256 && phentsize >= 56 && !code; i++) {
+			unsigned char ph[56];
+			if (pread(fd, ph, sizeof ph, (off_t)(phoff + (uint64_t)i * phentsize)) !=
+			    (ssize_t)sizeof ph)
+				break;
+			uint32_t type, flags;
+			uint64_t p_off, p_filesz;
+			memcpy(&type, ph, 4);
+			memcpy(&flags, ph + 4, 4);
+			memcpy(&p_off, ph + 8, 8);
+			memcpy(&p_filesz, ph + 32, 8);
+			code = type == 1 /* PT_LOAD */ && (flags & 1) /* PF_X */ &&
+			       p_off < off + len && off < p_off + p_filesz;
+		}
+	}
+	close(fd);
+	return code;
+}
+
+/* The process's mappings of AArch64 ELF code (qemu's own libraries are
+ * x86 ones), published in guest addresses; each once. Under pl.lock. */
+static void maps_scan(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return;
+	char line[4096 + 128];
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long lo, hi, off;
+		char perm[8];
+		int at = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perm, &off, &at) != 4 ||
+		    !at || line[at] != '/' || lo < pl.guest_base)
+			continue;
+		char *path = line + at;
+		path[strcspn(path, "\n")] = '\0';
+		uint64_t g = lo - pl.guest_base;
+		if (map_known(g) || !is_aarch64_code(path, off, hi - lo))
+			continue;
+		uint32_t n = atomic_load_explicit(&pl.shm->nmaps, memory_order_relaxed);
+		if (n >= DPMU_QEMU_MAX_MAPS)
+			break; /* the rest are looked up as unknown */
+		uint32_t name = intern_locked(NULL, path, true);
+		if (!name)
+			break;
+		pl.shm->maps[n] = (struct dpmu_qemu_map){g, hi - lo, off, name, 0};
+		atomic_store_explicit(&pl.shm->nmaps, n + 1, memory_order_release);
+	}
+	fclose(f);
+}
+
 static uint32_t insn_enc(const struct qemu_plugin_insn *insn)
 {
 	uint32_t enc = 0;
@@ -280,6 +364,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		return;
 	}
 	uint32_t prev_enc = 0;
+	bool scanned = false;
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint32_t enc = insn_enc(insn);
@@ -293,6 +378,12 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			pl.shm->start_code = qemu_plugin_start_code();
 			pl.shm->end_code = qemu_plugin_end_code();
 			pl.shm->entry_code = qemu_plugin_entry_code();
+		}
+		if (i == 0 && !scanned && atomic_load(&pl.maps_dirty) &&
+		    !map_known(qemu_plugin_insn_vaddr(insn))) {
+			atomic_store(&pl.maps_dirty, false);
+			maps_scan(); /* code from a mapping not seen yet */
+			scanned = true;
 		}
 		const char *sym = qemu_plugin_insn_symbol(insn);
 		pl.code[first + i].enc = enc;
@@ -638,6 +729,8 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned vcpu_index, int64_t num
 	if (!v)
 		return;
 	atomic_store_explicit(&pl.shm->waiting[vcpu_index], 0u, memory_order_relaxed);
+	if ((num == A64_SYS_MMAP || num == A64_SYS_MPROTECT) && ret >= 0)
+		atomic_store(&pl.maps_dirty, true); /* new code may be mapped */
 	int64_t op = v->futex_op;
 	v->futex_op = -1;
 	if (spawn_ctid && ret > 0) /* the parent's side of a clone */

@@ -290,4 +290,58 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 /* 1234567 -> "1,234,567"; returns buf. */
 const char *dpmu_an_thousands(uint64_t v, char *buf, size_t cap);
 
+/* ---- profiles: where a perf.data's samples went (dynpmu report) ------------------
+ *
+ * Every figure weighs a sample by its period (the events it stands for),
+ * as perf report does. Addresses are looked up in the files the file's
+ * MMAP records name (symbols.c, libdwfl). */
+
+struct dpmu_perf_file;
+struct dpmu_an_syms;
+
+/* What an address is: function, object, source line (file NULL: none). */
+struct dpmu_an_loc {
+	const char *sym, *dso, *file;
+	int line;
+	uint64_t sym_addr, sym_size;
+};
+
+int dpmu_an_syms_create(struct dpmu_an_syms **out, struct dpmu_err *err);
+void dpmu_an_syms_destroy(struct dpmu_an_syms *s);
+/* ip in process pid (never NULL: "[unknown]" parts when not found). */
+const struct dpmu_an_loc *dpmu_an_syms_lookup(struct dpmu_an_syms *s,
+					      const struct dpmu_perf_file *f, uint32_t pid,
+					      uint64_t ip);
+/* len bytes of code at addr of process pid, from its file: 0, or -1 when
+ * the file does not hold them. */
+int dpmu_an_syms_code(struct dpmu_an_syms *s, const struct dpmu_perf_file *f, uint32_t pid,
+		      uint64_t addr, uint64_t len, uint8_t *out);
+
+struct dpmu_an_profile_opts {
+	/* comma-separated keys, perf's: comm, dso, sym, tid, cpu, srcline
+	 * (NULL: "comm,dso,sym") */
+	const char *sort;
+	bool callgraph;      /* each function's callers and callees */
+	double percent_limit;/* rows below this share are left out */
+};
+
+/* perf report --stdio's table per event: share, samples, the keys. A bad
+ * sort key is DPMU_EINVAL naming it. */
+int dpmu_an_profile_report(FILE *out, const struct dpmu_perf_file *f, struct dpmu_an_syms *s,
+			   const struct dpmu_an_profile_opts *o, struct dpmu_err *err);
+/* Collapsed stacks of event `event` (the flame-graph tools' format): one
+ * line per distinct stack, outermost function first, frames joined by
+ * ';', a space and the events. */
+int dpmu_an_profile_folded(FILE *out, const struct dpmu_perf_file *f, struct dpmu_an_syms *s,
+			   unsigned event, struct dpmu_err *err);
+/* The same stacks as a flame graph: SVG 1.1, a box per function per
+ * stack, as wide as its share, each with its name and share. */
+int dpmu_an_profile_flame(FILE *out, const struct dpmu_perf_file *f, struct dpmu_an_syms *s,
+			  unsigned event, const char *title, struct dpmu_err *err);
+/* perf annotate: the function's instructions (capstone), each with its
+ * share of the function's samples of every event and its source line. An
+ * unknown function is DPMU_ENOENT. */
+int dpmu_an_profile_annotate(FILE *out, const struct dpmu_perf_file *f, struct dpmu_an_syms *s,
+			     const char *symbol, struct dpmu_err *err);
+
 #endif

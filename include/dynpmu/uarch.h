@@ -110,6 +110,23 @@ void dpmu_uarch_flush(struct dpmu_uarch *u);
  * returns n. The events and timing are dpmu_uarch_retire's. */
 size_t dpmu_uarch_retire_watched(struct dpmu_uarch *u, unsigned core, const struct dpmu_insn *insns,
 				 size_t n, bool *overflow);
+/* The same on the block path, for counters of the core clock only (the
+ * cycle counter or CPU_CYCLES): after dpmu_uarch_watch_arm, each block
+ * run on `core` that takes the clock to a watched counter's overflow
+ * calls hooks.overflow with the instruction it happened in, at the
+ * block's end (the counts delivered later, at the tick that takes the
+ * sample); every block whose last instruction is a call or a register
+ * branch calls hooks.branch after it, with where it went. Returns false,
+ * arming nothing, when a watched counter counts anything else: then only
+ * dpmu_uarch_retire_watched stops exactly. Call it again after every
+ * write to the counters (each sample's re-arming). */
+struct dpmu_uarch_sample_hooks {
+	void (*overflow)(void *ctx, unsigned core, const struct dpmu_insn *in);
+	void (*branch)(void *ctx, unsigned core, const struct dpmu_insn *in, uint64_t next_pc);
+};
+void dpmu_uarch_set_sample_hooks(struct dpmu_uarch *u, const struct dpmu_uarch_sample_hooks *h,
+				 void *ctx);
+bool dpmu_uarch_watch_arm(struct dpmu_uarch *u, unsigned core);
 
 /* A translated block (a run of instructions that always executes from its
  * first, as qemu's translation blocks do), summarised once: its class

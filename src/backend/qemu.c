@@ -372,7 +372,9 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		partial |= c.noretire != 0;
 	}
 	exp[nmem] = EXP_END;
-	d->fast_na = partial || q->by_symbol || q->sample ? UINT32_MAX : nmem;
+	d->fast_na = partial || q->by_symbol || (q->sample && !q->sample_blocks) ? UINT32_MAX : nmem;
+	if (q->sample)
+		dpmu_qemu_sample_block(q, b->vaddr, q->code[b->first].sym);
 	d->fast_end = d->fast_na == UINT32_MAX ? NULL : exp + nmem;
 	struct dpmu_err e;
 	if (bid >= q->bdec_end)
@@ -456,6 +458,7 @@ static inline void finish_block(struct qemu_be *q, struct vstream *v, uint64_t n
 	if (v->na == d->fast_na && !v->nrev) {
 		/* The common case: every access made, so every instruction
 		 * retired; the engine's summary of the block runs it. */
+		q->hook_v = v;
 		dpmu_uarch_run_block(q->uarch, v->core, d->sum, v->abyidx, next_pc);
 		retired(q, v, d->n);
 		return;
@@ -802,6 +805,7 @@ decode(struct qemu_be *q, struct vstream *v, struct wqueue *w, bool solo, bool q
 		return 0;
 	}
 	v->ended = false; /* words after its end: a later thread's */
+	q->hook_v = v;    /* the engine's sampling hooks are about v */
 	v->in_call = false; /* words after the call: it returned */
 	/* Only wp lives in a register across the blocks: the queue's end
 	 * (we) and the checked mode's aidx are reloaded where they are used,
@@ -1390,8 +1394,12 @@ int dpmu_qemu_tick_now(struct qemu_be *q)
 static int tick_now(struct qemu_be *q)
 {
 	q->since_tick = 0;
-	return dpmu_backend_tick_el1(q->model, q->uarch, q->b.cores, q->tick, q->tick_ctx,
-				     q->run_err);
+	int rc = dpmu_backend_tick_el1(q->model, q->uarch, q->b.cores, q->tick, q->tick_ctx,
+				       q->run_err);
+	/* a sample re-arms its counter: the block path's watch follows it */
+	if (q->sample_blocks)
+		dpmu_qemu_sample_rearm(q);
+	return rc;
 }
 
 static void flush_engine(void *ctx)
@@ -1477,6 +1485,8 @@ static int qemu_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t pe
 	q->next_ns = period_ns ? dpmu_uarch_time_ns(q->uarch) + period_ns : UINT64_MAX;
 	q->lag_wait = -1;
 	q->check_insns = dpmu_backend_check_insns(period_ns);
+	if (q->sample)
+		dpmu_qemu_sample_start(q); /* the counters are armed by now */
 	rc = dpmu_uarch_set_batch(q->uarch, q->check_insns, err);
 	if (!rc)
 		rc = dpmu_backend_set_el(q->model, q->uarch, q->b.cores, 0, err);
@@ -1598,6 +1608,7 @@ static void qemu_destroy(struct dpmu_backend *b)
 		free(q->wq[i].w);
 		free(q->vs[i].sh);
 	}
+	free(q->bsym);
 	free(q->sym);
 	free(q->evmap);
 	dpmu_drv_destroy(q->b.drv);

@@ -234,9 +234,18 @@ struct qemu_be {
 	struct symstat *sym;
 	size_t nsym, symcap;
 
-	/* sampling (qemu_sample.c) */
-	bool sample;
+	/* sampling (qemu_sample.c): on the block path when every watched
+	 * counter counts the clock (sample_blocks), the engine's hooks then
+	 * about hook_v; each block's address and function (the targets of
+	 * calls and returns), an open-addressing table */
+	bool sample, sample_blocks;
 	unsigned skid;
+	struct vstream *hook_v;
+	struct block_sym {
+		uint64_t vaddr;
+		uint32_t sym;
+	} *bsym;
+	size_t nbsym, bsymcap;
 	struct {
 		const struct vstream *v; /* the thread whose instruction overflowed */
 		uint64_t pc;
@@ -343,6 +352,13 @@ void dpmu_qemu_retire_sampled(struct qemu_be *q, struct vstream *v, const struct
 			      size_t n);
 /* v's thread ended or the stream is reused: its call stack goes. */
 void dpmu_qemu_shadow_reset(struct vstream *v);
+/* At the run's start, with the counters armed: whether blocks can run on
+ * the block path (every watched counter counts the clock), the hooks. */
+void dpmu_qemu_sample_start(struct qemu_be *q);
+/* After a tick: the block path's watch on every core follows the counters. */
+void dpmu_qemu_sample_rearm(struct qemu_be *q);
+/* A block classified: its address and function, for the call stacks. */
+void dpmu_qemu_sample_block(struct qemu_be *q, uint64_t vaddr, uint32_t sym);
 /* The backend's dpmu_backend_ops.where. */
 int dpmu_qemu_where(struct dpmu_backend *b, unsigned cpu, struct dpmu_backend_where *out,
 		    struct dpmu_err *err);

@@ -58,9 +58,8 @@ static uint32_t shadow_fn(const struct vstream *v)
 }
 
 /* A branch retired, for `to` in the function `to_fn`. */
-static void shadow_branch(struct vstream *v, const struct dpmu_insn *in, uint32_t to_fn)
+static void shadow_branch(struct vstream *v, const struct dpmu_insn *in, uint64_t to, uint32_t to_fn)
 {
-	uint64_t to = in->addr;
 	if (in->br_kind == DPMU_BR_CALL) {
 		shadow_push(v, in->pc, in->pc + in->isize, to_fn);
 		return;
@@ -121,13 +120,97 @@ void dpmu_qemu_retire_sampled(struct qemu_be *q, struct vstream *v, const struct
 		size_t last = i + m - 1;
 		for (size_t k = i; k < last; k++)
 			if (in[k].kind == DPMU_INSN_BRANCH)
-				shadow_branch(v, &in[k], k + 1 == n ? v->next_sym : 0);
+				shadow_branch(v, &in[k], in[k].addr, k + 1 == n ? v->next_sym : 0);
 		if (ovf)
 			take_sample(q, v, &in[last]);
 		if (in[last].kind == DPMU_INSN_BRANCH)
-			shadow_branch(v, &in[last], last + 1 == n ? v->next_sym : 0);
+			shadow_branch(v, &in[last], in[last].addr, last + 1 == n ? v->next_sym : 0);
 		i += m;
 	}
+}
+
+/* ---- the block path (dpmu_uarch_watch_arm) ---- */
+
+static size_t bsym_slot(uint64_t vaddr, size_t cap)
+{
+	return (size_t)((vaddr >> 2) * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+}
+
+void dpmu_qemu_sample_block(struct qemu_be *q, uint64_t vaddr, uint32_t sym)
+{
+	if (q->nbsym * 2 >= q->bsymcap) {
+		size_t cap = q->bsymcap ? q->bsymcap * 2 : 4096;
+		struct block_sym *n = calloc(cap, sizeof *n);
+		if (!n)
+			return; /* its calls and returns are then followed without it */
+		for (size_t i = 0; i < q->bsymcap; i++) {
+			if (!q->bsym[i].vaddr)
+				continue;
+			size_t j = bsym_slot(q->bsym[i].vaddr, cap);
+			while (n[j].vaddr)
+				j = (j + 1) & (cap - 1);
+			n[j] = q->bsym[i];
+		}
+		free(q->bsym);
+		q->bsym = n;
+		q->bsymcap = cap;
+	}
+	size_t j = bsym_slot(vaddr, q->bsymcap);
+	while (q->bsym[j].vaddr && q->bsym[j].vaddr != vaddr)
+		j = (j + 1) & (q->bsymcap - 1);
+	if (!q->bsym[j].vaddr)
+		q->nbsym++;
+	q->bsym[j] = (struct block_sym){vaddr, sym};
+}
+
+/* The function of the block at vaddr (0: not known). */
+static uint32_t block_sym_at(const struct qemu_be *q, uint64_t vaddr)
+{
+	if (!q->bsymcap || !vaddr)
+		return 0;
+	for (size_t j = bsym_slot(vaddr, q->bsymcap); q->bsym[j].vaddr; j = (j + 1) & (q->bsymcap - 1))
+		if (q->bsym[j].vaddr == vaddr)
+			return q->bsym[j].sym;
+	return 0;
+}
+
+static void on_overflow(void *ctx, unsigned core, const struct dpmu_insn *in)
+{
+	struct qemu_be *q = ctx;
+	if (q->hook_v && q->hook_v->core == core)
+		take_sample(q, q->hook_v, in);
+}
+
+static void on_branch(void *ctx, unsigned core, const struct dpmu_insn *in, uint64_t next_pc)
+{
+	struct qemu_be *q = ctx;
+	if (q->hook_v && q->hook_v->core == core)
+		shadow_branch(q->hook_v, in, next_pc ? next_pc : in->pc + in->isize,
+			      block_sym_at(q, next_pc));
+}
+
+void dpmu_qemu_sample_start(struct qemu_be *q)
+{
+	/* the block path cannot stop where an event other than the clock
+	 * overflows a counter: then every block retires one instruction at
+	 * a time; with skid, likewise (the interrupt comes instructions
+	 * after) */
+	bool all = q->skid == 0;
+	for (unsigned c = 0; all && c < DPMU_MAX_CORES; c++)
+		if (q->b.cores >> c & 1)
+			all = dpmu_uarch_watch_arm(q->uarch, c);
+	q->sample_blocks = all;
+	if (all) {
+		static const struct dpmu_uarch_sample_hooks hooks = {on_overflow, on_branch};
+		dpmu_uarch_set_sample_hooks(q->uarch, &hooks, q);
+	}
+}
+
+void dpmu_qemu_sample_rearm(struct qemu_be *q)
+{
+	for (unsigned c = 0; c < DPMU_MAX_CORES; c++)
+		if (q->b.cores >> c & 1)
+			dpmu_uarch_watch_arm(q->uarch, c);
 }
 
 int dpmu_qemu_where(struct dpmu_backend *b, unsigned cpu, struct dpmu_backend_where *out,

@@ -955,6 +955,101 @@ size_t dpmu_uarch_retire_watched(struct dpmu_uarch *u, unsigned core, const stru
 	return n;
 }
 
+void dpmu_uarch_set_sample_hooks(struct dpmu_uarch *u, const struct dpmu_uarch_sample_hooks *h,
+				 void *ctx)
+{
+	if (!u)
+		return;
+	u->hooks = h ? *h : (struct dpmu_uarch_sample_hooks){0};
+	u->hooks_ctx = ctx;
+}
+
+bool dpmu_uarch_watch_arm(struct dpmu_uarch *u, unsigned core)
+{
+	if (!u || core >= u->ncores)
+		return false;
+	struct dpmu_ucore *c = &u->cores[core];
+	watch_refresh(u, c);
+	uint64_t left = UINT64_MAX;
+	for (unsigned i = 0; i < c->nwatch; i++) {
+		if (!c->watch[i].clock) {
+			c->sample_on = false;
+			c->wx_x = UINT64_MAX;
+			return false;
+		}
+		if (c->watch[i].left < left)
+			left = c->watch[i].left;
+	}
+	/* the clock's cycles reach cycles_delivered + left exactly when
+	 * work_milli + 1000 x stall_cycles reaches 1000 times that */
+	uint64_t at = c->cycles_delivered + left;
+	c->wx_x = left == UINT64_MAX || at < left || at > UINT64_MAX / 1000 ? UINT64_MAX : at * 1000;
+	c->wx_armed = c->wx_x;
+	c->wx_hit = false;
+	c->sample_on = true;
+	return true;
+}
+
+/* Sampling on the block path: where in a block the clock first reaches
+ * wx_x, the clock after instruction i being what the per-instruction path
+ * has there. Between two looks the instructions take a dispatch slot
+ * each on the base the earlier look saw (the block path's timing: waits
+ * and stalls happen at its steps, each looked at). */
+struct wlook {
+	uint64_t base;  /* the clock after instruction k is base + (k + 1) x cpi */
+	uint32_t from;  /* the last instruction looked at (UINT32_MAX: none) */
+};
+
+static inline uint64_t core_clk(const struct dpmu_ucore *c)
+{
+	return c->work_milli + 1000 * c->stall_cycles;
+}
+
+/* A look that found the clock at or past wx_x: the first instruction
+ * there, the segment since the last look first. No later look finds
+ * another (wx_x is put out of reach until the hooks have run). */
+static __attribute__((noinline, cold)) void watch_hit_at(struct dpmu_ucore *c,
+							  const struct wlook *w, uint32_t i,
+							  uint32_t cpi)
+{
+	const uint64_t x = c->wx_x;
+	const uint32_t k0 = w->from + 1; /* 0 after none */
+	uint32_t j = i;
+	/* instruction i - 1 ends at base + i x cpi: in the segment only if so */
+	if (k0 < i && w->base + (uint64_t)i * cpi >= x) {
+		/* the first k >= k0 with base + (k + 1) x cpi >= x */
+		uint64_t need = x > w->base ? x - w->base : 0;
+		uint64_t k = need ? (need + cpi - 1) / cpi - 1 : 0;
+		j = k < k0 ? k0 : (uint32_t)k;
+	}
+	c->wx_hit = true;
+	c->wx_j = j;
+	c->wx_x = UINT64_MAX;
+}
+
+/* A look at instruction i, whose clock ends at base_now + (i + 1) x cpi. */
+static inline void watch_at(struct dpmu_ucore *c, struct wlook *w, uint32_t i, uint64_t base_now,
+			    uint32_t cpi)
+{
+	if (__builtin_expect(base_now + (uint64_t)(i + 1) * cpi >= c->wx_x, 0)) {
+		watch_hit_at(c, w, i, cpi);
+		return;
+	}
+	w->base = base_now;
+	w->from = i;
+}
+
+/* The per-instruction paths (walk, split): the clock is there after each. */
+static inline void watch_insn(struct dpmu_ucore *c, uint32_t i)
+{
+	if (c->sample_on && core_clk(c) >= c->wx_x) {
+		c->wx_hit = true;
+		c->wx_j = i;
+		c->wx_x = UINT64_MAX;
+	}
+}
+
+
 /* ---- translated blocks ----------------------------------------------------------- *
  *
  * Most instructions of a block do the same thing every time it runs: they
@@ -1027,6 +1122,9 @@ struct dpmu_ublock {
 	/* plain: no steps, and a conditional tail in the line of instruction
 	 * 0, head_blk (its L1I block for line_shift); most blocks are */
 	bool plain;
+	/* sampling: its last instruction is a call or a register branch,
+	 * which the backend's call stacks follow (run_block_sampled) */
+	bool tail_hook;
 	uint64_t head_blk;
 	uint64_t tail_pc, fall;
 	struct dpmu_insn *copy_branch;
@@ -1129,6 +1227,8 @@ static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
 	/* no steps: instructions 1 to n-2 are in instruction 0's line, and
 	 * without TAIL_FETCH so is the tail */
 	b->plain = b->nstep == 0 && (b->tail & (TAIL_COND | TAIL_FETCH)) == TAIL_COND;
+	b->tail_hook = b->tail && (b->insn[n - 1].br_kind == DPMU_BR_CALL ||
+				   (b->insn[n - 1].flags & DPMU_IC_REG_BRANCH));
 	b->head_blk = insns[0].pc >> shift;
 }
 
@@ -1408,8 +1508,25 @@ static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct
  * delivery point with their class events, so each delivery gets what it
  * would one by one (the class events of a part of the block are not in
  * the summary's totals); without dpmu_uarch_retire's checks and copies. */
+/* The end of a sampled block (run_block_sampled): the overflow found in
+ * it, then the call or return it ended with. wx_x is the counters' again
+ * (the sample's tick re-arms it anyway). */
+static __attribute__((noinline, cold)) void sampled_hooks(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						     struct dpmu_ublock *b, uint64_t next_pc)
+{
+	if (c->wx_hit) {
+		c->wx_hit = false;
+		c->wx_x = c->wx_armed;
+		if (u->hooks.overflow)
+			u->hooks.overflow(u->hooks_ctx, c->id, &b->insn[c->wx_j]);
+	}
+	if (b->tail_hook && u->hooks.branch)
+		u->hooks.branch(u->hooks_ctx, c->id, &b->insn[b->n - 1], next_pc);
+}
+
 static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, struct dpmu_ucore *c,
-						      struct dpmu_ublock *b, const uint64_t *addr)
+						      struct dpmu_ublock *b, const uint64_t *addr,
+						      uint64_t next_pc)
 {
 	const uint32_t cpi = c->cpi_milli;
 	const uint32_t n = b->n;
@@ -1423,10 +1540,13 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 			insn_dynamic(u, c, in, b->imask[i], cpi, true, in->flags & DPMU_IC_STREX,
 				     false);
 			class_events(c->pend, c->ipend, in);
+			watch_insn(c, i);
 		}
 		retired(u, c, hi - lo);
 		lo = hi;
 	}
+	if (c->sample_on && (c->wx_hit || b->tail_hook))
+		sampled_hooks(u, c, b, next_pc);
 }
 
 /* The class events of a whole execution of b on c wait for the delivery
@@ -1466,20 +1586,22 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 		const bool is_step = *step != STEP_END && (*step & STEP_INDEX) == i;
 		if (!is_step && i != 0 && i != tail) {
 			insn_plain(c, in, b->imask[i], cpi);
+			watch_insn(c, i);
 			continue;
 		}
 		step += is_step;
 		bool strex = in->flags & DPMU_IC_STREX;
-		if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE) {
+		if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
 			in->addr = addr[i];
-			if (!strex) {
-				insn_dynamic(u, c, in, b->imask[i], cpi, true, false, true);
-				continue;
-			}
-		}
-		insn_dynamic(u, c, in, b->imask[i], cpi, true, strex, false);
+		if ((in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE) && !strex)
+			insn_dynamic(u, c, in, b->imask[i], cpi, true, false, true);
+		else
+			insn_dynamic(u, c, in, b->imask[i], cpi, true, strex, false);
+		watch_insn(c, i);
 	}
 	block_ran(u, c, b);
+	if (c->sample_on && (c->wx_hit || b->tail_hook))
+		sampled_hooks(u, c, b, next_pc);
 }
 
 /* Whether b reads a register of c that is still pending; those found
@@ -1597,6 +1719,10 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 						       struct dpmu_ucore *c,
 						       struct dpmu_ublock *b,
 						       const uint64_t *addr, uint64_t next_pc);
+static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
+							 struct dpmu_ucore *c,
+							 struct dpmu_ublock *b,
+							 const uint64_t *addr, uint64_t next_pc);
 
 /* A block's conditional tail, its outcome from next_pc: branch_op of a
  * conditional branch (dpmu_insn_branch_to) without the copy's writes;
@@ -1625,6 +1751,11 @@ cond_tail(struct dpmu_ucore *c, const struct dpmu_ublock *b, uint64_t next_pc)
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc)
 {
+	/* a sampling core's blocks have their own path */
+	if (__builtin_expect(c->sample_on, 0)) {
+		run_block_sampled(u, c, b, addr, next_pc);
+		return;
+	}
 	/* the others first, with nothing loaded for the test below */
 	if (!b->plain) {
 		run_block_steps(u, c, b, addr, next_pc);
@@ -1656,7 +1787,7 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
  * *work1) moves on by the wait. Then *rob_at is the next that may. */
 static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t upto, uint64_t seq0,
 						uint64_t *work0, uint64_t *work1, uint64_t *rob_at,
-						uint64_t fe)
+						uint64_t fe, struct wlook *look)
 {
 	const uint32_t cpi = c->cpi_milli;
 	while (*rob_at <= upto) {
@@ -1666,6 +1797,9 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
 		const uint64_t w = rob_wait(c, core_now(c, fe));
 		*work0 += w;
 		*work1 += w;
+		/* sampling: the wait is instruction k's */
+		if (look)
+			watch_at(c, look, (uint32_t)k, *work0 + 1000 * c->stall_cycles, cpi);
 		/* past instruction k: rob_wait let every older entry go */
 		*rob_at = c->rob_limit - seq0 - 1;
 	}
@@ -1679,7 +1813,7 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
  * writes get their values, all from the dependence summary. */
 static inline __attribute__((always_inline)) void
 block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-	    const uint64_t *addr, uint64_t next_pc, const bool deps)
+	    const uint64_t *addr, uint64_t next_pc, const bool deps, const bool watch)
 {
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
@@ -1708,18 +1842,20 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		front_stall(c, fe);
 		fe = 0;
 	}
+	/* watch (sampling): the looks at the steps (run_block_sampled) */
+	struct wlook look = {work0 + 1000 * c->stall_cycles, UINT32_MAX}, *const lk = watch ? &look : NULL;
 	for (uint32_t st; (st = *step) != STEP_END; step++) {
 		uint32_t i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
 		/* a wait for the window before the fetch, or at the issue */
 		if (rob_at < i)
-			rob_steps(c, i - 1, seq0, &work0, &work1, &rob_at, 0);
+			rob_steps(c, i - 1, seq0, &work0, &work1, &rob_at, 0, lk);
 		if (st & STEP_FETCH) {
 			c->work_milli = work0 + (uint64_t)i * cpi;
 			fe = fetch_line(u, c, in->pc);
 		}
 		if (rob_at == i)
-			rob_steps(c, i, seq0, &work0, &work1, &rob_at, fe);
+			rob_steps(c, i, seq0, &work0, &work1, &rob_at, fe, lk);
 		/* the issue: stored only where read (the access's paths out
 		 * of line, or the rare steps) */
 		const uint64_t wi = work1 + (uint64_t)i * cpi;
@@ -1770,13 +1906,15 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			front_stall(c, fe);
 			fe = 0;
 		}
+		if (watch)
+			watch_at(c, lk, i, work0 + 1000 * c->stall_cycles, cpi);
 	}
 	/* Read again after the steps: fewer values live across them */
 	const uint32_t n = b->n;
 	bool mispredicted = false;
 	uint64_t resolve = 0;
 	if (rob_at < n - 1)
-		rob_steps(c, n - 2, seq0, &work0, &work1, &rob_at, 0);
+		rob_steps(c, n - 2, seq0, &work0, &work1, &rob_at, 0, lk);
 	if (b->tail) {
 		/* The branch reads no clock but its fetch may. */
 		if (b->tail & TAIL_FETCH) {
@@ -1784,7 +1922,7 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			fe = fetch_line(u, c, b->tail_pc);
 		}
 		if (rob_at == n - 1)
-			rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, fe);
+			rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, fe, lk);
 		uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED];
 		/* deps: it resolves a dispatch slot after its issue */
 		if (deps)
@@ -1800,7 +1938,7 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		if (fe)
 			front_stall(c, fe);
 	} else if (rob_at == n - 1) {
-		rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, 0);
+		rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, 0, lk);
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	c->dep_seq = seq0 + n;
@@ -1811,14 +1949,19 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			deps_end_loads(c, b, lv);
 	} else
 		c->dep_pend &= ~b->computed;
+	/* the last instruction ends on the block's clock */
+	if (watch)
+		watch_at(c, lk, n - 1, core_clk(c) - (uint64_t)n * cpi, cpi);
 	block_ran(u, c, b);
+	if (watch && (c->wx_hit || b->tail_hook))
+		sampled_hooks(u, c, b, next_pc);
 }
 
 static __attribute__((noinline)) void run_block_deps(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						      struct dpmu_ublock *b, const uint64_t *addr,
 						      uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, true);
+	block_steps(u, c, b, addr, next_pc, true, false);
 }
 
 static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
@@ -1826,7 +1969,86 @@ static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
 							struct dpmu_ublock *b,
 							const uint64_t *addr, uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, false);
+	block_steps(u, c, b, addr, next_pc, false, false);
+}
+
+static __attribute__((noinline)) void run_block_deps_w(struct dpmu_uarch *u, struct dpmu_ucore *c,
+							struct dpmu_ublock *b, const uint64_t *addr,
+							uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, true);
+}
+
+static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
+							  struct dpmu_ucore *c,
+							  struct dpmu_ublock *b,
+							  const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, false, true);
+}
+
+/* A plain block's execution on the fast path's terms (dpmu_uarch_run_block_on),
+ * true when it could take it. Its instructions take a dispatch slot each,
+ * the tail's front stall comes last. */
+static inline bool plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc,
+			     uint64_t *fe)
+{
+	const uint32_t n = b->n;
+	if (!(b->plain && n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
+	      b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->reads) &&
+	      c->dep_seq + n < c->rob_limit))
+		return false;
+	c->dep_pend &= ~b->computed;
+	*fe = cond_tail(c, b, next_pc);
+	if (*fe)
+		front_stall(c, *fe);
+	c->work_milli += (uint64_t)n * c->cpi_milli;
+	c->dep_seq += n;
+	b->runs++;
+	c->batch_left -= n;
+	return true;
+}
+
+/* Every block on a core that samples on the block path (dpmu_uarch_watch_arm):
+ * run as the others are, with the instruction whose clock reaches the
+ * watched overflow found on the way, then the hooks. */
+static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
+							 struct dpmu_ucore *c,
+							 struct dpmu_ublock *b,
+							 const uint64_t *addr, uint64_t next_pc)
+{
+	uint64_t fe = 0;
+	if (plain_run(c, b, next_pc, &fe)) {
+		/* instruction i < n - 1 ends at clk0 + i x cpi, the last at the
+		 * end (a plain block's tail is conditional: no tail hook) */
+		uint64_t end = core_clk(c);
+		if (__builtin_expect(end >= c->wx_x, 0)) {
+			const uint32_t n = b->n, cpi = c->cpi_milli;
+			uint64_t clk0 = end - 1000 * fe - (uint64_t)(n - 1) * cpi, x = c->wx_x;
+			uint64_t j = x > clk0 ? (x - clk0 + cpi - 1) / cpi : 0;
+			c->wx_hit = true;
+			c->wx_j = j < n - 1 ? (uint32_t)j : n - 1;
+			sampled_hooks(u, c, b, next_pc);
+		}
+		return;
+	}
+	/* each path runs the hooks at its end (sampled_hooks) */
+	if (b->n > c->batch_left) {
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		run_block_split(u, c, b, addr, next_pc);
+		return;
+	}
+	switch (block_timing(c, b)) {
+	case RUN_WALK:
+		run_block_walk(u, c, b, addr, next_pc);
+		return;
+	case RUN_DEPS:
+		run_block_deps_w(u, c, b, addr, next_pc);
+		return;
+	default:
+		run_block_nodeps_w(u, c, b, addr, next_pc);
+	}
 }
 
 static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
@@ -1838,7 +2060,7 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 	if (b->n > c->batch_left) {
 		if (b->branch)
 			dpmu_insn_branch_to(b->branch, next_pc);
-		run_block_split(u, c, b, addr);
+		run_block_split(u, c, b, addr, next_pc);
 		return;
 	}
 	/* each path its own function: this one keeps no frame, its calls

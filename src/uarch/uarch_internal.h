@@ -514,6 +514,11 @@ struct dpmu_ucore {
 	uint64_t stall_cycles;     /* frontend + backend stall cycles */
 	uint32_t cpi_milli;        /* max(base CPI, 1 / issue width) */
 	uint32_t batch_left;       /* instructions until the next delivery (1 to the batch) */
+	/* Sampling on the block path (dpmu_uarch_watch_arm): every block goes
+	 * to run_block_sampled, which finds the instruction whose clock
+	 * reaches wx_x (1000 x the cycle the counter overflows at, on the
+	 * clock work_milli + 1000 x stall_cycles; UINT64_MAX: none) */
+	bool sample_on;
 	uint32_t page_shift;
 	uint32_t tlb_stall;        /* the translation part of the last access's wait */
 	uint64_t last_fetch_blk;   /* I-side: fetch line of the previous instruction */
@@ -587,6 +592,9 @@ struct dpmu_ucore {
 	} watch[DPMU_UWATCH_MAX];
 	unsigned nwatch;
 	bool watch_stale, watch_fired;
+	uint64_t wx_x, wx_armed; /* wx_x is UINT64_MAX after a hit, until the hooks */
+	bool wx_hit;       /* this block's instruction wx_j reached wx_x */
+	uint32_t wx_j;
 
 	/* Block summaries this core ran since its last delivery whose class
 	 * events are not yet in pend[] (each keeps its run count): they are
@@ -654,6 +662,8 @@ struct dpmu_uarch {
 	uint64_t dram_epoch_cap;   /* bytes one epoch can carry */
 
 	bool flushed;              /* a full flush has been made (flush_work valid) */
+	struct dpmu_uarch_sample_hooks hooks; /* sampling on the block path */
+	void *hooks_ctx;
 	dpmu_uarch_observer_fn observer;
 	dpmu_uarch_wants_fn observer_wants;
 	void *observer_ctx;

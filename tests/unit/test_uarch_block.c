@@ -581,6 +581,147 @@ static void core_handle_only_for_cores_of_the_engine(void **state)
 	fx_free(f);
 }
 
+
+/* ---- sampling on the block path (dpmu_uarch_watch_arm) ---- */
+
+#define S_PMCR DPMU_SYSREG(3, 3, 9, 12, 0)
+#define S_PMCNTENSET DPMU_SYSREG(3, 3, 9, 12, 1)
+#define S_PMOVSCLR DPMU_SYSREG(3, 3, 9, 12, 3)
+#define S_PMINTENSET DPMU_SYSREG(3, 0, 9, 14, 1)
+#define S_PMCCNTR DPMU_SYSREG(3, 3, 9, 13, 0)
+#define SAMPLE_PERIOD 4000u
+#define MAX_SAMPLES 4096u
+
+struct sampled {
+	struct fx *f;
+	unsigned core;
+	uint64_t pc[MAX_SAMPLES];
+	unsigned n;
+	unsigned calls; /* the branch hook: calls and register branches */
+};
+
+static void s_wr(struct fx *f, unsigned core, uint32_t enc, uint64_t v)
+{
+	assert_int_equal(dpmu_model_sysreg_write(f->m, core, enc, v).kind, DPMU_ACCESS_OK);
+}
+
+/* The cycle counter, 64-bit, interrupting SAMPLE_PERIOD cycles on. */
+static void s_arm(struct fx *f, unsigned core)
+{
+	s_wr(f, core, S_PMCR, 1 | 2 | 4 | (1u << 6)); /* E, P, C, LC */
+	s_wr(f, core, S_PMCNTENSET, 1u << 31);
+	s_wr(f, core, S_PMCCNTR, 0 - (uint64_t)SAMPLE_PERIOD);
+	s_wr(f, core, S_PMINTENSET, 1u << 31);
+}
+
+/* A sample as the monitor takes it: the counts delivered, the cycles past
+ * the wrap counting towards the next period. */
+static void s_take(struct sampled *x, uint64_t pc)
+{
+	dpmu_uarch_flush_core(x->f->u, x->core);
+	uint64_t v = 0;
+	assert_int_equal(dpmu_model_sysreg_read(x->f->m, x->core, S_PMCCNTR, &v).kind,
+			 DPMU_ACCESS_OK);
+	/* it wrapped, less than a period ago (the rest of a block at most) */
+	if (v >= SAMPLE_PERIOD)
+		fail_msg("cpu%u: the cycle counter at %llu after its overflow", x->core,
+			 (unsigned long long)v);
+	s_wr(x->f, x->core, S_PMOVSCLR, 1u << 31);
+	s_wr(x->f, x->core, S_PMCCNTR, v - SAMPLE_PERIOD);
+	if (x->n < MAX_SAMPLES)
+		x->pc[x->n++] = pc;
+}
+
+static void s_overflow(void *ctx, unsigned core, const struct dpmu_insn *in)
+{
+	struct sampled *x = ctx;
+	assert_int_equal(core, x->core);
+	s_take(x, in->pc);
+	assert_true(dpmu_uarch_watch_arm(x->f->u, core));
+}
+
+static void s_branch(void *ctx, unsigned core, const struct dpmu_insn *in, uint64_t next_pc)
+{
+	struct sampled *x = ctx;
+	(void)core, (void)next_pc;
+	assert_true(in->br_kind == DPMU_BR_CALL || (in->flags & DPMU_IC_REG_BRANCH));
+	x->calls++;
+}
+
+/* Sampling the clock on the block path finds the same instructions as
+ * retiring one at a time with the watch: the overflow is where the
+ * per-instruction path has it, in every kind of block, on both core
+ * types (out of order and in order), with delivery points inside blocks
+ * too. */
+static void sampled_blocks_overflow_where_one_by_one_does(void **state)
+{
+	(void)state;
+	static struct blk blocks[NBLOCKS];
+	static struct sampled a, b;
+	rng = 0x2545f4914f6cdd1dull;
+	struct dpmu_err err;
+	for (unsigned k = 0; k < NBLOCKS; k++) {
+		make_block(&blocks[k], 0x400000 + 0x1000 * (k % 37) + 0x2c * k);
+		assert_int_equal(dpmu_ublock_create(blocks[k].in, blocks[k].n, &blocks[k].sum, &err), 0);
+	}
+	const unsigned cores[] = {0, 4}; /* Cortex-A75, Cortex-A55 */
+	/* batch 5: delivery points inside blocks (the split path) */
+	const unsigned batches[] = {DPMU_UARCH_BATCH_DEFAULT, 5};
+	for (unsigned ci = 0; ci < 4; ci++) {
+		unsigned core = cores[ci % 2], batch = batches[ci / 2];
+		memset(&a, 0, sizeof a);
+		memset(&b, 0, sizeof b);
+		a.f = start(batch);
+		b.f = start(batch);
+		a.core = b.core = core;
+		s_arm(a.f, core);
+		s_arm(b.f, core);
+		static const struct dpmu_uarch_sample_hooks hooks = {s_overflow, s_branch};
+		dpmu_uarch_set_sample_hooks(b.f->u, &hooks, &b);
+		assert_true(dpmu_uarch_watch_arm(b.f->u, core));
+		unsigned cur = 0, nbranch = 0;
+		for (unsigned r = 0; r < RUNS / 4; r++) {
+			struct blk *bk = &blocks[cur];
+			unsigned nx = (unsigned)(next() % NBLOCKS);
+			uint64_t addr[MAXLEN] = {0};
+			struct dpmu_insn in[MAXLEN];
+			memcpy(in, bk->in, bk->n * sizeof in[0]);
+			for (uint32_t i = 0; i < bk->n; i++)
+				if (in[i].kind == DPMU_INSN_LOAD || in[i].kind == DPMU_INSN_STORE)
+					in[i].addr = addr[i] = 0x10000000 + (next() % (4u << 20));
+			struct dpmu_insn *last = &in[bk->n - 1];
+			uint64_t fall = last->pc + 4;
+			uint64_t to = last->br_kind == DPMU_BR_COND && next() % 3 == 0 ? fall
+											 : blocks[nx].in[0].pc;
+			last->taken = to != fall || last->br_kind != DPMU_BR_COND;
+			last->addr = to;
+			nbranch += last->br_kind == DPMU_BR_CALL || (last->flags & DPMU_IC_REG_BRANCH);
+			for (size_t done = 0; done < bk->n;) {
+				bool ovf;
+				done += dpmu_uarch_retire_watched(a.f->u, core, in + done, bk->n - done, &ovf);
+				if (ovf)
+					s_take(&a, in[done - 1].pc);
+			}
+			dpmu_uarch_run_block(b.f->u, core, bk->sum, addr, to);
+			cur = nx;
+		}
+		print_message("cpu%u, batch %u: %u samples one by one, %u on the block path\n", core,
+			      batch, a.n, b.n);
+		assert_true(a.n > 100);
+		assert_int_equal(a.n, b.n);
+		for (unsigned i = 0; i < a.n; i++)
+			if (a.pc[i] != b.pc[i])
+				fail_msg("cpu%u sample %u: at 0x%llx one by one, 0x%llx on the block path", core,
+					 i, (unsigned long long)a.pc[i], (unsigned long long)b.pc[i]);
+		assert_int_equal(b.calls, nbranch);
+		assert_int_equal(dpmu_uarch_core_cycles(a.f->u, core), dpmu_uarch_core_cycles(b.f->u, core));
+		fx_free(a.f);
+		fx_free(b.f);
+	}
+	for (unsigned k = 0; k < NBLOCKS; k++)
+		dpmu_ublock_destroy(blocks[k].sum);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +732,7 @@ int main(void)
 		cmocka_unit_test(blocks_match_one_by_one_missing_to_dram),
 		cmocka_unit_test(window_full_inside_blocks_matches_one_by_one),
 		cmocka_unit_test(plain_blocks_match_one_by_one),
+		cmocka_unit_test(sampled_blocks_overflow_where_one_by_one_does),
 		cmocka_unit_test(destroyed_summary_still_counts),
 		cmocka_unit_test(summary_shared_by_two_engines),
 		cmocka_unit_test(held_class_events_count_on_counters_programmed_before_the_delivery),

@@ -246,10 +246,14 @@ struct qemu_be {
 		uint32_t sym;
 	} *bsym;
 	size_t nbsym, bsymcap;
+	/* per core: the thread and instruction a sample is being taken at
+	 * (v NULL: none), and the last instruction retired in sampling mode,
+	 * where an interrupt that another tick takes first (with --skid)
+	 * finds the core */
 	struct {
-		const struct vstream *v; /* the thread whose instruction overflowed */
+		const struct vstream *v;
 		uint64_t pc;
-	} at[DPMU_MAX_CORES];
+	} at[DPMU_MAX_CORES], last[DPMU_MAX_CORES];
 
 	/* run */
 	pid_t pid;

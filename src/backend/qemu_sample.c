@@ -125,6 +125,8 @@ void dpmu_qemu_retire_sampled(struct qemu_be *q, struct vstream *v, const struct
 			take_sample(q, v, &in[last]);
 		if (in[last].kind == DPMU_INSN_BRANCH)
 			shadow_branch(v, &in[last], in[last].addr, last + 1 == n ? v->next_sym : 0);
+		q->last[v->core].v = v;
+		q->last[v->core].pc = in[last].pc;
 		i += m;
 	}
 }
@@ -218,13 +220,20 @@ int dpmu_qemu_where(struct dpmu_backend *b, unsigned cpu, struct dpmu_backend_wh
 {
 	struct qemu_be *q = (struct qemu_be *)b;
 	memset(out, 0, sizeof *out);
-	const struct vstream *v = cpu < DPMU_MAX_CORES ? q->at[cpu].v : NULL;
+	const struct vstream *v = NULL;
+	uint64_t pc = 0;
+	if (cpu < DPMU_MAX_CORES) {
+		/* the sampled instruction, else where the core is (a tick that
+		 * came before the skid ran out) */
+		v = q->at[cpu].v ? q->at[cpu].v : q->last[cpu].v;
+		pc = q->at[cpu].v ? q->at[cpu].pc : q->last[cpu].pc;
+	}
 	if (!q->sample || !v)
 		return dpmu_err_set(err, DPMU_ESTATE,
 				    "cpu%u: no sample is being taken there (sampling %s)", cpu,
-				    q->sample ? "is on, but no overflow was taken there"
+				    q->sample ? "is on, but nothing ran there yet"
 					      : "is off: dynpmu record turns it on");
-	out->pc = q->at[cpu].pc;
+	out->pc = pc;
 	out->pid = (uint32_t)q->pid;
 	size_t idx = (size_t)(v - q->vs);
 	uint32_t tid = atomic_load_explicit(&q->shm->tid[idx], memory_order_relaxed);

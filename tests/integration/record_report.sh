@@ -100,6 +100,30 @@ for c in "matmul naive 128" "matmul blocked 128" "branches branchy 200000 4" \
 		fail "sample_shares_match_by_symbol_within_2_points: $prog $1 off by $d"
 done
 
+# ... another event (one instruction at a time) against the exact per-function instructions,
+# and the clock with skid
+"$DYNPMU" stat --by-symbol -x, -o "$T/s.csv" -- "$W/branches" branchy 200000 4 >/dev/null 2>&1
+awk -F, '$1 == "symbol" { c[$2] += $4; t += $4 } END { for (k in c) printf "%s %.4f\n", k, 100 * c[k] / t }' \
+	"$T/s.csv" >"$T/exact.txt"
+"$DYNPMU" record -q -e instructions -o "$T/i.data" -- "$W/branches" branchy 200000 4 >/dev/null 2>&1
+dyn_shares "$T/i.data" >"$T/dyn.txt"
+d=$(max_diff "$T/dyn.txt" "$T/exact.txt")
+"$DYNPMU" report -i "$T/i.data" | grep -q "of event 'instructions'" &&
+	awk -v d="${d% *}" 'BEGIN { exit !(d <= 2) }' &&
+	pass "instructions_samples_match_by_symbol_within_2_points ($d)" ||
+	fail "instructions_samples_match_by_symbol_within_2_points: off by $d"
+"$DYNPMU" record -q --skid 20 -o "$T/k.data" -- "$W/matmul" naive >/dev/null 2>&1
+perf report -i "$T/k.data" --header-only 2>/dev/null | grep -q "precise_ip" &&
+	fail "skid_is_not_precise: the file says precise_ip" || {
+	dyn_shares "$T/k.data" >"$T/dyn.txt"
+	"$DYNPMU" stat --by-symbol -x, -o "$T/s.csv" -- "$W/matmul" naive >/dev/null 2>&1
+	awk -F, '$1 == "symbol" { c[$2] += $3; t += $3 } END { for (k in c) printf "%s %.4f\n", k, 100 * c[k] / t }' \
+		"$T/s.csv" >"$T/exact.txt"
+	d=$(max_diff "$T/dyn.txt" "$T/exact.txt")
+	awk -v d="${d% *}" 'BEGIN { exit !(d <= 2) }' && pass "skid_samples_are_not_precise_but_near ($d)" ||
+		fail "skid_samples_are_not_precise_but_near: off by $d"
+}
+
 # 3. exact call stacks
 stacks() { "$DYNPMU" record -q -g -o "$T/k.data" -- "$G/stacks" "$1" >/dev/null 2>&1 &&
 	"$DYNPMU" report -i "$T/k.data" --folded >"$T/folded.txt"; }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -176,23 +177,23 @@ static int parse_opts(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
-/* The perf attribute of an event: the generic hardware events as Linux's
- * arm_pmuv3 driver maps them (armv8_pmuv3_perf_map), the others raw. */
-static void perf_event_of(const struct dpmu_mon_event *e, uint16_t code, const struct record_opts *o,
-			  struct dpmu_perf_event *out)
+/* The perf attribute of an event: a generic name perf knows (as typed:
+ * `given`) is perf's hardware event, which Linux's arm_pmuv3 driver maps
+ * to the PMU event (armv8_pmuv3_perf_map); any other event is raw, its
+ * event number the config and its name, lower case, in event_desc. */
+static void perf_event_of(const struct dpmu_mon_event *e, const char *given, uint16_t code,
+			  const struct record_opts *o, struct dpmu_perf_event *out)
 {
 	static const struct {
+		const char *name;
 		uint16_t code;
 		uint64_t hw;
-		const char *name;
 	} generic[] = {
-		{DPMU_EV_CPU_CYCLES, 0, "cycles"},
-		{0x08, 1, "instructions"},       /* INST_RETIRED */
-		{0x04, 2, "cache-references"},   /* L1D_CACHE */
-		{0x03, 3, "cache-misses"},       /* L1D_CACHE_REFILL */
-		{0x21, 4, "branch-instructions"},/* BR_RETIRED */
-		{0x22, 5, "branch-misses"},      /* BR_MIS_PRED_RETIRED */
-		{0x1d, 6, "bus-cycles"},         /* BUS_CYCLES */
+		{"cycles", DPMU_EV_CPU_CYCLES, 0},      {"cpu-cycles", DPMU_EV_CPU_CYCLES, 0},
+		{"instructions", 0x08, 1},              {"cache-references", 0x04, 2},
+		{"cache-misses", 0x03, 3},              {"branch-instructions", 0x21, 4},
+		{"branches", 0x21, 4},                  {"branch-misses", 0x22, 5},
+		{"bus-cycles", 0x1d, 6},
 	};
 	memset(out, 0, sizeof *out);
 	out->type = DPMU_PERF_TYPE_RAW;
@@ -201,8 +202,8 @@ static void perf_event_of(const struct dpmu_mon_event *e, uint16_t code, const s
 	for (char *p = out->name; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
-	for (size_t i = 0; i < sizeof generic / sizeof generic[0]; i++)
-		if (generic[i].code == code && !e->raw) {
+	for (size_t i = 0; given && i < sizeof generic / sizeof generic[0]; i++)
+		if (generic[i].code == code && strcasecmp(generic[i].name, given) == 0) {
 			out->type = DPMU_PERF_TYPE_HARDWARE;
 			out->config = generic[i].hw;
 			snprintf(out->name, sizeof out->name, "%s", generic[i].name);
@@ -210,6 +211,24 @@ static void perf_event_of(const struct dpmu_mon_event *e, uint16_t code, const s
 	out->freq = !o->period;
 	out->period = o->period ? o->period : o->freq ? o->freq : DPMU_MON_SAMPLE_FREQ_DEFAULT;
 	out->precise = o->skid ? 0 : 3;
+}
+
+/* The names as typed, in list order (braces and modifiers taken off):
+ * each event's; NULL past them. */
+static unsigned typed_names(const char *list, char names[][64], unsigned cap)
+{
+	unsigned n = 0;
+	const char *p = list;
+	while (*p && n < cap) {
+		size_t len = strcspn(p, ",");
+		char item[64];
+		snprintf(item, sizeof item, "%.*s", (int)len, p);
+		char *a = item + strspn(item, "{");
+		a[strcspn(a, "}:")] = '\0';
+		snprintf(names[n++], 64, "%s", a);
+		p += len + (p[len] == ',');
+	}
+	return n;
 }
 
 static const char *base_name(const char *path)
@@ -260,12 +279,15 @@ static int record(const struct record_opts *o, struct dpmu_err *err, bool *bad_i
 	if (!rc && ev.n > sizeof d.ev / sizeof d.ev[0])
 		rc = dpmu_err_set(err, DPMU_EINVAL, "%u events: record samples at most %zu", ev.n,
 				  sizeof d.ev / sizeof d.ev[0]);
+	char typed[16][64];
+	unsigned ntyped = typed_names(o->events[0] ? o->events : "cycles", typed, 16);
 	for (unsigned i = 0; !rc && i < ev.n; i++) {
 		/* the code on the first measured core's type */
 		unsigned cl, idx, core = (unsigned)__builtin_ctzll(b->cores);
 		const struct dpmu_core_type *t = dpmu_profile_core(b->profile, core, &cl, &idx);
 		int32_t code = t ? ev.ev[i].code[t - b->profile->core_types] : DPMU_MON_NO_CODE;
-		perf_event_of(&ev.ev[i], code < 0 ? 0 : (uint16_t)code, o, &d.ev[i]);
+		perf_event_of(&ev.ev[i], ntyped == ev.n ? typed[i] : NULL, code < 0 ? 0 : (uint16_t)code,
+			      o, &d.ev[i]);
 	}
 	d.nevents = ev.n;
 	struct record_ctx x = {.b = b, .callgraph = o->callgraph, .comm = base_name(o->prog_argv[0])};

@@ -70,6 +70,8 @@ static int by_key(const void *a, const void *b)
 
 size_t dpmu_an_tally_sorted(struct dpmu_an_tally *t, bool weight)
 {
+	if (!t->rows) /* nothing added */
+		return t->n = t->cap = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < t->cap; i++)
 		if (t->rows[i].key)

@@ -1740,14 +1740,37 @@ cond_tail(struct dpmu_ucore *c, const struct dpmu_ublock *b, uint64_t next_pc)
 	return c->type->pipeline.mispredict_penalty;
 }
 
+/* Most blocks are plain (no steps, a conditional tail in the first line)
+ * and run where the last fetch left off, owned by the core that runs
+ * them, with no delivery point at their end: then all the block path
+ * does is the tail's prediction and the clock (fetch_line would return 0
+ * for the block's one fetch: its line is the last one fetched). Each
+ * instruction takes a dispatch slot, the tail's front stall (*fe) comes
+ * last. False, having done nothing, for any other block. */
+static inline __attribute__((always_inline)) bool
+plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_t *fe)
+{
+	const uint32_t n = b->n;
+	if (!(b->plain && n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
+	      b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->reads) &&
+	      c->dep_seq + n < c->rob_limit))
+		return false;
+	c->dep_pend &= ~b->computed;
+	*fe = cond_tail(c, b, next_pc);
+	if (*fe)
+		front_stall(c, *fe);
+	c->work_milli += (uint64_t)n * c->cpi_milli;
+	c->dep_seq += n;
+	b->runs++;
+	c->batch_left -= n;
+	return true;
+}
+
 /* dpmu_uarch_run_block on core c. Exported for the qemu backend's
  * decoder, which holds each vCPU's core handle and skips
  * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
- * Most blocks are plain (no steps, a conditional tail in the first line)
- * and run where the last fetch left off, owned by the core that runs
- * them, with no delivery point at their end: then all run_block_steps
- * does is the tail's prediction and the clock, here with no call, so with
- * no frame (the others go on to run_block_steps, a tail call). */
+ * A plain block runs here (plain_run), with no call, so with no frame;
+ * the others go on to run_block_steps, a tail call. */
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc)
 {
@@ -1756,27 +1779,9 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 		run_block_sampled(u, c, b, addr, next_pc);
 		return;
 	}
-	/* the others first, with nothing loaded for the test below */
-	if (!b->plain) {
-		run_block_steps(u, c, b, addr, next_pc);
+	uint64_t fe;
+	if (plain_run(c, b, next_pc, &fe))
 		return;
-	}
-	const uint32_t n = b->n;
-	/* fetch_line returns 0 for the block's one fetch: its line is the
-	 * last one fetched */
-	if (n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
-	    b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->reads) &&
-	    c->dep_seq + n < c->rob_limit) {
-		c->dep_pend &= ~b->computed;
-		uint64_t fe = cond_tail(c, b, next_pc);
-		if (fe)
-			front_stall(c, fe);
-		c->work_milli += (uint64_t)n * c->cpi_milli;
-		c->dep_seq += n;
-		b->runs++;
-		c->batch_left -= n;
-		return;
-	}
 	run_block_steps(u, c, b, addr, next_pc);
 }
 
@@ -1987,26 +1992,37 @@ static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
 	block_steps(u, c, b, addr, next_pc, false, true);
 }
 
-/* A plain block's execution on the fast path's terms (dpmu_uarch_run_block_on),
- * true when it could take it. Its instructions take a dispatch slot each,
- * the tail's front stall comes last. */
-static inline bool plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc,
-			     uint64_t *fe)
+/* The block path below dpmu_uarch_run_block_on: a delivery point inside
+ * (run_block_split), else the timing block_timing chooses; `watch`, the
+ * variants that look for a sampled overflow (run_block_sampled). Each
+ * path its own function: the callers keep no frame, their calls are
+ * jumps. */
+static inline __attribute__((always_inline)) void
+block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+	       const uint64_t *addr, uint64_t next_pc, const bool watch)
 {
-	const uint32_t n = b->n;
-	if (!(b->plain && n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
-	      b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->reads) &&
-	      c->dep_seq + n < c->rob_limit))
-		return false;
-	c->dep_pend &= ~b->computed;
-	*fe = cond_tail(c, b, next_pc);
-	if (*fe)
-		front_stall(c, *fe);
-	c->work_milli += (uint64_t)n * c->cpi_milli;
-	c->dep_seq += n;
-	b->runs++;
-	c->batch_left -= n;
-	return true;
+	if (b->n > c->batch_left) {
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		run_block_split(u, c, b, addr, next_pc);
+		return;
+	}
+	switch (block_timing(c, b)) {
+	case RUN_WALK:
+		run_block_walk(u, c, b, addr, next_pc);
+		return;
+	case RUN_DEPS:
+		if (watch)
+			run_block_deps_w(u, c, b, addr, next_pc);
+		else
+			run_block_deps(u, c, b, addr, next_pc);
+		return;
+	default:
+		if (watch)
+			run_block_nodeps_w(u, c, b, addr, next_pc);
+		else
+			run_block_nodeps(u, c, b, addr, next_pc);
+	}
 }
 
 /* Every block on a core that samples on the block path (dpmu_uarch_watch_arm):
@@ -2033,22 +2049,7 @@ static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
 		return;
 	}
 	/* each path runs the hooks at its end (sampled_hooks) */
-	if (b->n > c->batch_left) {
-		if (b->branch)
-			dpmu_insn_branch_to(b->branch, next_pc);
-		run_block_split(u, c, b, addr, next_pc);
-		return;
-	}
-	switch (block_timing(c, b)) {
-	case RUN_WALK:
-		run_block_walk(u, c, b, addr, next_pc);
-		return;
-	case RUN_DEPS:
-		run_block_deps_w(u, c, b, addr, next_pc);
-		return;
-	default:
-		run_block_nodeps_w(u, c, b, addr, next_pc);
-	}
+	block_dispatch(u, c, b, addr, next_pc, true);
 }
 
 static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
@@ -2056,27 +2057,8 @@ static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
 						       struct dpmu_ublock *b,
 						       const uint64_t *addr, uint64_t next_pc)
 {
-	/* A delivery point inside: tested here, where the core is at hand */
-	if (b->n > c->batch_left) {
-		if (b->branch)
-			dpmu_insn_branch_to(b->branch, next_pc);
-		run_block_split(u, c, b, addr, next_pc);
-		return;
-	}
-	/* each path its own function: this one keeps no frame, its calls
-	 * are jumps */
-	switch (block_timing(c, b)) {
-	case RUN_WALK:
-		run_block_walk(u, c, b, addr, next_pc);
-		return;
-	case RUN_DEPS:
-		run_block_deps(u, c, b, addr, next_pc);
-		return;
-	default:
-		run_block_nodeps(u, c, b, addr, next_pc);
-	}
+	block_dispatch(u, c, b, addr, next_pc, false);
 }
-
 
 void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
 			  const uint64_t *addr, uint64_t next_pc)

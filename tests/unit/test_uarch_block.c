@@ -101,6 +101,25 @@ static void make_block(struct blk *b, uint64_t pc)
 	}
 }
 
+/* One execution of bk followed by nx: its instructions as retirement
+ * takes them (in) and its loads' and stores' addresses (addr), in a
+ * working set of `reach` bytes; returns where execution went next: nx,
+ * or the fall-through for a not-taken conditional branch. */
+static uint64_t execution(const struct blk *bk, const struct blk *nx, uint32_t reach,
+			  struct dpmu_insn *in, uint64_t *addr)
+{
+	memcpy(in, bk->in, bk->n * sizeof in[0]);
+	for (uint32_t i = 0; i < bk->n; i++)
+		if (in[i].kind == DPMU_INSN_LOAD || in[i].kind == DPMU_INSN_STORE)
+			in[i].addr = addr[i] = 0x10000000 + (next() % reach);
+	struct dpmu_insn *last = &in[bk->n - 1];
+	uint64_t fall = last->pc + 4;
+	uint64_t to = last->br_kind == DPMU_BR_COND && next() % 3 == 0 ? fall : nx->in[0].pc;
+	last->taken = to != fall || last->br_kind != DPMU_BR_COND;
+	last->addr = to;
+	return to;
+}
+
 /* After the runs, one engine one by one (a), the other with summaries
  * (b): once both have delivered everything, every core's cycles and
  * events and every cluster's events are the same. */
@@ -173,23 +192,9 @@ static void run_both(unsigned batch)
 		unsigned nx = (unsigned)(next() % NBLOCKS);
 		uint64_t addr[MAXLEN] = {0};
 		struct dpmu_insn in[MAXLEN];
-		memcpy(in, bk->in, bk->n * sizeof in[0]);
-		for (uint32_t i = 0; i < bk->n; i++) {
-			if (in[i].kind != DPMU_INSN_LOAD && in[i].kind != DPMU_INSN_STORE)
-				continue;
-			/* by default a 256 KiB working set: L1, L2 and L3 hits
-			 * and misses, aligned and not, some crossing a line */
-			addr[i] = 0x10000000 + (next() % footprint);
-			in[i].addr = addr[i];
-		}
-		/* where execution went next: the next block, or the
-		 * fall-through for a not-taken conditional branch */
-		struct dpmu_insn *last = &in[bk->n - 1];
-		uint64_t fall = last->pc + 4;
-		uint64_t to = last->br_kind == DPMU_BR_COND && next() % 3 == 0 ? fall
-										 : blocks[nx].in[0].pc;
-		last->taken = to != fall || last->br_kind != DPMU_BR_COND;
-		last->addr = to;
+		/* by default a 256 KiB working set: L1, L2 and L3 hits and
+		 * misses, aligned and not, some crossing a line */
+		uint64_t to = execution(bk, &blocks[nx], footprint, in, addr);
 		dpmu_uarch_retire(a->u, core, in, bk->n);
 		/* the checked entry and the core handle's, in turn: the same */
 		if (r % 2)
@@ -600,18 +605,14 @@ struct sampled {
 	unsigned calls; /* the branch hook: calls and register branches */
 };
 
-static void s_wr(struct fx *f, unsigned core, uint32_t enc, uint64_t v)
-{
-	assert_int_equal(dpmu_model_sysreg_write(f->m, core, enc, v).kind, DPMU_ACCESS_OK);
-}
 
 /* The cycle counter, 64-bit, interrupting SAMPLE_PERIOD cycles on. */
 static void s_arm(struct fx *f, unsigned core)
 {
-	s_wr(f, core, S_PMCR, 1 | 2 | 4 | (1u << 6)); /* E, P, C, LC */
-	s_wr(f, core, S_PMCNTENSET, 1u << 31);
-	s_wr(f, core, S_PMCCNTR, 0 - (uint64_t)SAMPLE_PERIOD);
-	s_wr(f, core, S_PMINTENSET, 1u << 31);
+	wr(f, core, S_PMCR, 1 | 2 | 4 | (1u << 6)); /* E, P, C, LC */
+	wr(f, core, S_PMCNTENSET, 1u << 31);
+	wr(f, core, S_PMCCNTR, 0 - (uint64_t)SAMPLE_PERIOD);
+	wr(f, core, S_PMINTENSET, 1u << 31);
 }
 
 /* A sample as the monitor takes it: the counts delivered, the cycles past
@@ -619,15 +620,13 @@ static void s_arm(struct fx *f, unsigned core)
 static void s_take(struct sampled *x, uint64_t pc)
 {
 	dpmu_uarch_flush_core(x->f->u, x->core);
-	uint64_t v = 0;
-	assert_int_equal(dpmu_model_sysreg_read(x->f->m, x->core, S_PMCCNTR, &v).kind,
-			 DPMU_ACCESS_OK);
+	uint64_t v = rd(x->f, x->core, S_PMCCNTR);
 	/* it wrapped, less than a period ago (the rest of a block at most) */
 	if (v >= SAMPLE_PERIOD)
 		fail_msg("cpu%u: the cycle counter at %llu after its overflow", x->core,
 			 (unsigned long long)v);
-	s_wr(x->f, x->core, S_PMOVSCLR, 1u << 31);
-	s_wr(x->f, x->core, S_PMCCNTR, v - SAMPLE_PERIOD);
+	wr(x->f, x->core, S_PMOVSCLR, 1u << 31);
+	wr(x->f, x->core, S_PMCCNTR, v - SAMPLE_PERIOD);
 	if (x->n < MAX_SAMPLES)
 		x->pc[x->n++] = pc;
 }
@@ -685,16 +684,8 @@ static void sampled_blocks_overflow_where_one_by_one_does(void **state)
 			unsigned nx = (unsigned)(next() % NBLOCKS);
 			uint64_t addr[MAXLEN] = {0};
 			struct dpmu_insn in[MAXLEN];
-			memcpy(in, bk->in, bk->n * sizeof in[0]);
-			for (uint32_t i = 0; i < bk->n; i++)
-				if (in[i].kind == DPMU_INSN_LOAD || in[i].kind == DPMU_INSN_STORE)
-					in[i].addr = addr[i] = 0x10000000 + (next() % (4u << 20));
+			uint64_t to = execution(bk, &blocks[nx], 4u << 20, in, addr);
 			struct dpmu_insn *last = &in[bk->n - 1];
-			uint64_t fall = last->pc + 4;
-			uint64_t to = last->br_kind == DPMU_BR_COND && next() % 3 == 0 ? fall
-											 : blocks[nx].in[0].pc;
-			last->taken = to != fall || last->br_kind != DPMU_BR_COND;
-			last->addr = to;
 			nbranch += last->br_kind == DPMU_BR_CALL || (last->flags & DPMU_IC_REG_BRANCH);
 			for (size_t done = 0; done < bk->n;) {
 				bool ovf;

@@ -27,21 +27,7 @@ enum { L1D_CACHE = 0x04, INST_RETIRED = 0x08, EXC_TAKEN = 0x09, EXC_RETURN = 0x0
 #define CLUSTERPMXEVTYPER DPMU_SYSREG(3, 0, 15, 6, 1)
 #define CLUSTERPMXEVCNTR DPMU_SYSREG(3, 0, 15, 6, 2)
 
-static void wr(struct fx *f, unsigned core, uint32_t enc, uint64_t v)
-{
-	struct dpmu_access a = dpmu_model_sysreg_write(f->m, core, enc, v);
-	if (a.kind != DPMU_ACCESS_OK)
-		fail_msg("MSR 0x%x: access kind %d", enc, a.kind);
-}
 
-static uint64_t rd(struct fx *f, unsigned core, uint32_t enc)
-{
-	uint64_t v = 0;
-	struct dpmu_access a = dpmu_model_sysreg_read(f->m, core, enc, &v);
-	if (a.kind != DPMU_ACCESS_OK)
-		fail_msg("MRS 0x%x: access kind %d", enc, a.kind);
-	return v;
-}
 
 static struct dpmu_insn other(uint64_t pc, uint32_t flags)
 {

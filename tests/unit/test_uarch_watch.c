@@ -12,19 +12,7 @@ enum { L1D_CACHE_REFILL = 0x03, INST_RETIRED = 0x08 };
 #define PMINTENSET_EL1 DPMU_SYSREG(3, 0, 9, 14, 1)
 #define PMCCNTR_EL0 DPMU_SYSREG(3, 3, 9, 13, 0)
 
-static void wr(struct fx *f, unsigned core, uint32_t enc, uint64_t v)
-{
-	struct dpmu_access a = dpmu_model_sysreg_write(f->m, core, enc, v);
-	if (a.kind != DPMU_ACCESS_OK)
-		fail_msg("MSR 0x%x: access kind %d", enc, a.kind);
-}
 
-static uint64_t rd(struct fx *f, unsigned core, uint32_t enc)
-{
-	uint64_t v = 0;
-	assert_int_equal(dpmu_model_sysreg_read(f->m, core, enc, &v).kind, DPMU_ACCESS_OK);
-	return v;
-}
 
 /* n instructions: a load every `every`-th, each to a new line (a refill) */
 static struct dpmu_insn *stream(unsigned n, unsigned every)

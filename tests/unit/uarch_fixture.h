@@ -134,6 +134,23 @@ static inline void program(struct fx *f, unsigned core, const uint16_t *events, 
 			 DPMU_ACCESS_OK);
 }
 
+/* MSR and MRS on the model, as software on the core would make them. */
+static inline void wr(struct fx *f, unsigned core, uint32_t enc, uint64_t v)
+{
+	struct dpmu_access a = dpmu_model_sysreg_write(f->m, core, enc, v);
+	if (a.kind != DPMU_ACCESS_OK)
+		fail_msg("MSR 0x%x: access kind %d", enc, a.kind);
+}
+
+static inline uint64_t rd(struct fx *f, unsigned core, uint32_t enc)
+{
+	uint64_t v = 0;
+	struct dpmu_access a = dpmu_model_sysreg_read(f->m, core, enc, &v);
+	if (a.kind != DPMU_ACCESS_OK)
+		fail_msg("MRS 0x%x: access kind %d", enc, a.kind);
+	return v;
+}
+
 static inline uint64_t counter(struct fx *f, unsigned core, unsigned i)
 {
 	uint64_t v = 0;

@@ -162,7 +162,9 @@ struct dpmu_access dpmu_model_sysreg_write(struct dpmu_model *m, unsigned core, 
 
 /* ---- external (memory-mapped, EXT32) view --------------------------------- */
 
-enum dpmu_frame_kind { DPMU_FRAME_CORE = 0, DPMU_FRAME_CLUSTER = 1 };
+/* A core's PMU, a cluster's PMU, or a core's trace unit (ETMv4 frame,
+ * dynpmu/etm.h: its own OS lock and software lock, no EDPRSR flag). */
+enum dpmu_frame_kind { DPMU_FRAME_CORE = 0, DPMU_FRAME_CLUSTER = 1, DPMU_FRAME_ETM = 2 };
 
 struct dpmu_frame {
 	enum dpmu_frame_kind kind;

@@ -28,6 +28,10 @@
 	R("AMEVCNTR1" #n "_EL0", 3, 3, 13, 12 + ((n) >> 3), (n) & 7),          \
 	R("AMEVTYPER1" #n "_EL0", 3, 3, 13, 14 + ((n) >> 3), (n) & 7)
 
+/* A trace unit register by its frame offset (dpmu_etm_sysreg_enc). */
+#define ETM(name, off)                                                         \
+	R(name, 2, 1, ((off) >> 9) & 7, ((off) >> 2) & 15, ((off) >> 6) & 7)
+
 static const struct dpmu_sysreg_desc sysregs[] = {
 	/* Core PMU, reference section 1 */
 	R("PMCR_EL0", 3, 3, 9, 12, 0),
@@ -91,6 +95,35 @@ static const struct dpmu_sysreg_desc sysregs[] = {
 	R("ACTLR_EL3", 3, 6, 1, 0, 1),
 	R("CPTR_EL3", 3, 6, 1, 1, 2),
 	R("MDCR_EL3", 3, 6, 1, 3, 1),
+	/* Trace unit (ETMv4, IHI 0064): 2,1,offset[11:9],offset[5:2],offset[8:6]
+	 * for the registers that have a System register encoding */
+	ETM("TRCPRGCTLR", 0x004), ETM("TRCSTATR", 0x00C), ETM("TRCCONFIGR", 0x010),
+	ETM("TRCAUXCTLR", 0x018), ETM("TRCEVENTCTL0R", 0x020), ETM("TRCEVENTCTL1R", 0x024),
+	ETM("TRCSTALLCTLR", 0x02C), ETM("TRCTSCTLR", 0x030), ETM("TRCSYNCPR", 0x034),
+	ETM("TRCCCCTLR", 0x038), ETM("TRCBBCTLR", 0x03C), ETM("TRCTRACEIDR", 0x040),
+	ETM("TRCVICTLR", 0x080), ETM("TRCVIIECTLR", 0x084), ETM("TRCVISSCTLR", 0x088),
+	ETM("TRCEXTINSELR", 0x120), ETM("TRCCNTRLDVR0", 0x140), ETM("TRCCNTCTLR0", 0x150),
+	ETM("TRCCNTVR0", 0x160), ETM("TRCCNTRLDVR1", 0x144), ETM("TRCCNTCTLR1", 0x154),
+	ETM("TRCCNTVR1", 0x164), ETM("TRCIDR8", 0x180), ETM("TRCIDR9", 0x184),
+	ETM("TRCIDR10", 0x188), ETM("TRCIDR11", 0x18C), ETM("TRCIDR12", 0x190),
+	ETM("TRCIDR13", 0x194), ETM("TRCIDR0", 0x1E0), ETM("TRCIDR1", 0x1E4),
+	ETM("TRCIDR2", 0x1E8), ETM("TRCIDR3", 0x1EC), ETM("TRCIDR4", 0x1F0),
+	ETM("TRCIDR5", 0x1F4), ETM("TRCIDR6", 0x1F8), ETM("TRCIDR7", 0x1FC),
+	ETM("TRCRSCTLR2", 0x208), ETM("TRCRSCTLR3", 0x20C), ETM("TRCRSCTLR4", 0x210),
+	ETM("TRCRSCTLR5", 0x214), ETM("TRCRSCTLR6", 0x218), ETM("TRCRSCTLR7", 0x21C),
+	ETM("TRCRSCTLR8", 0x220), ETM("TRCRSCTLR9", 0x224), ETM("TRCRSCTLR10", 0x228),
+	ETM("TRCRSCTLR11", 0x22C), ETM("TRCRSCTLR12", 0x230), ETM("TRCRSCTLR13", 0x234),
+	ETM("TRCRSCTLR14", 0x238), ETM("TRCRSCTLR15", 0x23C), ETM("TRCOSLAR", 0x300),
+	ETM("TRCOSLSR", 0x304), ETM("TRCPDCR", 0x310), ETM("TRCPDSR", 0x314),
+	ETM("TRCACVR0", 0x400), ETM("TRCACVR1", 0x408), ETM("TRCACVR2", 0x410),
+	ETM("TRCACVR3", 0x418), ETM("TRCACVR4", 0x420), ETM("TRCACVR5", 0x428),
+	ETM("TRCACVR6", 0x430), ETM("TRCACVR7", 0x438), ETM("TRCACATR0", 0x480),
+	ETM("TRCACATR1", 0x488), ETM("TRCACATR2", 0x490), ETM("TRCACATR3", 0x498),
+	ETM("TRCACATR4", 0x4A0), ETM("TRCACATR5", 0x4A8), ETM("TRCACATR6", 0x4B0),
+	ETM("TRCACATR7", 0x4B8), ETM("TRCCIDCVR0", 0x600), ETM("TRCVMIDCVR0", 0x640),
+	ETM("TRCCIDCCTLR0", 0x680), ETM("TRCVMIDCCTLR0", 0x688), ETM("TRCITCTRL", 0xF00),
+	ETM("TRCCLAIMSET", 0xFA0), ETM("TRCCLAIMCLR", 0xFA4), ETM("TRCAUTHSTATUS", 0xFB8),
+	ETM("TRCDEVARCH", 0xFBC),
 };
 
 const struct dpmu_sysreg_desc *dpmu_sysreg_table(size_t *n)

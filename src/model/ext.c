@@ -193,19 +193,40 @@ static uint64_t frame_mpidr(struct dpmu_model *m, const struct frame *fr)
 	return (first & keep) | ((uint64_t)(fr->cl->id & 0xff) << 16) | (0x80u << 8) | 0x80u;
 }
 
-/* Part number, variant and revision of the component. */
-static void frame_ident(const struct frame *fr, uint32_t *part, uint32_t *variant,
-			uint32_t *revision)
+/* Part number, variant and revision of a component: its core's (MIDR_EL1
+ * PartNum, Variant, Revision), or `part` r0p0 without a core. */
+static void ident(const struct dpmu_core *c, uint32_t part, uint32_t *partnum,
+		  uint32_t *variant, uint32_t *revision)
 {
-	if (fr->core) {
-		uint32_t midr = fr->core->type->midr;
-		*part = (midr >> 4) & 0xfff;      /* MIDR_EL1.PartNum */
-		*variant = (midr >> 20) & 0xf;    /* MIDR_EL1.Variant */
-		*revision = midr & 0xf;           /* MIDR_EL1.Revision */
+	if (c) {
+		uint32_t midr = c->type->midr;
+		*partnum = (midr >> 4) & 0xfff;
+		*variant = (midr >> 20) & 0xf;
+		*revision = midr & 0xf;
 	} else {
-		*part = fr->kind->part;
+		*partnum = part;
 		*variant = 0;
 		*revision = 0;
+	}
+}
+
+uint32_t dpmu_ext_coresight_id(const struct dpmu_core *c, uint32_t kind_part, uint32_t off)
+{
+	uint32_t part, variant, revision;
+	ident(c, kind_part, &part, &variant, &revision);
+	switch (off) {
+	case DPMU_EXT_PIDR4: return JEP106_ARM_CONT;  /* SIZE 0: one 4 KiB frame */
+	case DPMU_EXT_PIDR(0): return part & 0xff;
+	case DPMU_EXT_PIDR(1): return ((part >> 8) & 0xf) | ((JEP106_ARM_CODE & 0xf) << 4);
+	case DPMU_EXT_PIDR(2):
+		/* DES_1, JEDEC = 1, REVISION = the core's variant (rN). */
+		return ((JEP106_ARM_CODE >> 4) & 0x7) | (1u << 3) | (variant << 4);
+	case DPMU_EXT_PIDR(3): return revision << 4;  /* REVAND = pN, CMOD 0 */
+	case DPMU_EXT_CIDR(0): return CIDR0;
+	case DPMU_EXT_CIDR(1): return CIDR1;
+	case DPMU_EXT_CIDR(2): return CIDR2;
+	case DPMU_EXT_CIDR(3): return CIDR3;
+	default: return 0;        /* PIDR5-7 */
 	}
 }
 
@@ -225,13 +246,14 @@ static uint32_t pmcfgr(const struct frame *fr)
 	return v;
 }
 
-static uint32_t pmauthstatus(const struct frame *fr)
+uint32_t dpmu_ext_authstatus(bool extauth)
 {
-	/* NSID and SID are 0b00: invasive debug is not implemented by a PMU.
-	 * NSNID follows the non-secure authentication (AllowExternalPMUAccess);
-	 * SNID is enabled: the model has no separate secure signal, and
-	 * secure accesses always pass. */
-	uint32_t nsnid = fr->extauth ? AUTH_ENABLED : AUTH_DISABLED;
+	/* NSID and SID are 0b00: invasive debug is not implemented by a PMU
+	 * or a trace unit. NSNID follows the non-secure authentication
+	 * (AllowExternalPMUAccess, ExternalNoninvasiveDebugEnabled); SNID is
+	 * enabled: the model has no separate secure signal, and secure
+	 * accesses always pass. */
+	uint32_t nsnid = extauth ? AUTH_ENABLED : AUTH_DISABLED;
 	return (nsnid << 2) | (AUTH_ENABLED << 6);
 }
 
@@ -254,27 +276,16 @@ static uint64_t set_word(uint64_t old, unsigned word, uint32_t v)
 /* The management (Debug power domain) registers, read. */
 static uint32_t read_mgmt(struct dpmu_model *m, const struct frame *fr, uint32_t off)
 {
-	uint32_t part, variant, revision;
-	frame_ident(fr, &part, &variant, &revision);
+	if (off >= DPMU_EXT_PIDR4)
+		return dpmu_ext_coresight_id(fr->core, fr->kind->part, off);
 	switch (off) {
 	case DPMU_EXT_PMDEVAFF0: return lo32(frame_mpidr(m, fr));
 	case DPMU_EXT_PMDEVAFF1: return hi32(frame_mpidr(m, fr));
 	case DPMU_EXT_PMLSR: return PMLSR_SLI | (*fr->slk ? PMLSR_SLK : 0);
-	case DPMU_EXT_PMAUTHSTATUS: return pmauthstatus(fr);
+	case DPMU_EXT_PMAUTHSTATUS: return dpmu_ext_authstatus(fr->extauth);
 	case DPMU_EXT_PMDEVARCH: return DPMU_EXT_PMDEVARCH_PMUV3;
 	case DPMU_EXT_PMDEVID: return 0;          /* no PC sampling here */
 	case DPMU_EXT_PMDEVTYPE: return fr->kind->devtype;
-	case DPMU_EXT_PIDR4: return JEP106_ARM_CONT;  /* SIZE 0: one 4 KiB frame */
-	case DPMU_EXT_PIDR(0): return part & 0xff;
-	case DPMU_EXT_PIDR(1): return ((part >> 8) & 0xf) | ((JEP106_ARM_CODE & 0xf) << 4);
-	case DPMU_EXT_PIDR(2):
-		/* DES_1, JEDEC = 1, REVISION = the core's variant (rN). */
-		return ((JEP106_ARM_CODE >> 4) & 0x7) | (1u << 3) | (variant << 4);
-	case DPMU_EXT_PIDR(3): return revision << 4;  /* REVAND = pN, CMOD 0 */
-	case DPMU_EXT_CIDR(0): return CIDR0;
-	case DPMU_EXT_CIDR(1): return CIDR1;
-	case DPMU_EXT_CIDR(2): return CIDR2;
-	case DPMU_EXT_CIDR(3): return CIDR3;
 	default: return 0;        /* PMITCTRL (0), PMLAR (write-only), RAZ */
 	}
 }
@@ -325,7 +336,7 @@ static uint32_t read_core_domain(const struct frame *fr, uint32_t off)
 	case DPMU_EXT_PMCR: return b->pmcr & EXT_PMCR_MASK;
 	case DPMU_EXT_PMIIDR: {
 		uint32_t part, variant, revision;
-		frame_ident(fr, &part, &variant, &revision);
+		ident(fr->core, fr->kind->part, &part, &variant, &revision);
 		return (part << 20) | (variant << 16) | (revision << 12) | PMIIDR_IMPLEMENTER_ARM;
 	}
 	case DPMU_EXT_PMCEID0: return dpmu_evset_word32(fr->implemented, 0x0000);
@@ -411,7 +422,11 @@ int dpmu_model_ext_read(struct dpmu_model *m, struct dpmu_frame f, uint32_t offs
 	struct frame fr;
 	if (value)
 		*value = 0;
-	if (!value || check_offset(offset) || frame_get(m, f, &fr))
+	if (!value || check_offset(offset))
+		return DPMU_EINVAL;
+	if (f.kind == DPMU_FRAME_ETM)
+		return dpmu_etm_ext_read(m, f.index, offset, secure, value);
+	if (frame_get(m, f, &fr))
 		return DPMU_EINVAL;
 	if (in_debug_domain(offset)) {
 		*value = read_mgmt(m, &fr, offset);
@@ -428,7 +443,11 @@ int dpmu_model_ext_write(struct dpmu_model *m, struct dpmu_frame f, uint32_t off
 			 uint32_t value)
 {
 	struct frame fr;
-	if (check_offset(offset) || frame_get(m, f, &fr))
+	if (check_offset(offset))
+		return DPMU_EINVAL;
+	if (f.kind == DPMU_FRAME_ETM)
+		return dpmu_etm_ext_write(m, f.index, offset, secure, value);
+	if (frame_get(m, f, &fr))
 		return DPMU_EINVAL;
 	if (offset == DPMU_EXT_PMLAR) {
 		/* Always writable, whatever the lock: the key unlocks, any

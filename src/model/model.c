@@ -22,6 +22,7 @@ static void core_cold_reset(struct dpmu_model *m, struct dpmu_core *c)
 {
 	dpmu_pmu_reset(c);
 	dpmu_amu_reset(c, &m->profile);
+	dpmu_etm_reset(c);
 	c->oslock = true;
 	c->doublelock = false;
 }
@@ -100,6 +101,7 @@ int dpmu_model_create(const struct dpmu_profile *profile, struct dpmu_model **ou
 			c->pmu.irq_gen = &m->irq_gen;
 			core_cold_reset(m, c);
 			c->pmlsr_slk = true; /* External debug reset: PMLSR.SLK = 1 */
+			c->etm.slk = true;   /* and TRCLSR.SLK = 1 */
 			/* The register console's starting state: OS lock clear. */
 			c->oslock = false;
 			firmware_boot(c);

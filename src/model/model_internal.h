@@ -10,6 +10,8 @@
  *   clusterpmu.c  DSU cluster PMU system registers
  *   ext.c         external (EXT32) view of core and cluster frames, the
  *                 access rule, software lock, identification registers
+ *   etm.c         the trace unit (ETMv4) of a core: its registers by both
+ *                 interfaces and their access rule
  */
 #ifndef DPMU_MODEL_INTERNAL_H
 #define DPMU_MODEL_INTERNAL_H
@@ -17,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dynpmu/etm.h"
 #include "dynpmu/model.h"
 
 #define DPMU_BANK_MAX 31        /* event counters a PMUv3 bank can have */
@@ -223,6 +226,17 @@ struct dpmu_amu {
 	uint64_t const_rem;             /* remainder of core cycles x f_const / f_core */
 };
 
+/* The trace unit of one core (etm.c). Registers keep only their stored
+ * bits (dpmu_etm_reg.wmask), by word offset in the frame (a 64-bit register
+ * whole, at its low word). */
+struct dpmu_etm {
+	uint64_t reg[DPMU_ETM_FRAME_SIZE / 4];
+	bool oslk;                      /* TRCOSLSR.OSLK */
+	bool slk;                       /* TRCLSR.SLK (external frame) */
+	bool stickypd;                  /* TRCPDSR.STICKYPD */
+	uint32_t claim;                 /* claim tags (TRCCLAIMCLR reads them) */
+};
+
 struct dpmu_core {
 	unsigned id;                    /* global core number */
 	unsigned cluster, index;        /* cluster and core-in-cluster */
@@ -247,6 +261,7 @@ struct dpmu_core {
 	uint64_t actlr_el2, actlr_el3;  /* CLUSTERPMUEN (DynamIQ) */
 
 	struct dpmu_amu amu;
+	struct dpmu_etm etm;
 
 	/* Bumped whenever dpmu_model_core_event_live may answer differently
 	 * for some event. Never reset (a reset bumps it), so a value a caller
@@ -312,6 +327,26 @@ struct dpmu_access dpmu_clusterpmu_sysreg(struct dpmu_model *m, struct dpmu_core
  * for the AMU. Return an OK or a trap access. */
 struct dpmu_access dpmu_sysreg_pmu_traps(const struct dpmu_core *c, bool pmcr);
 struct dpmu_access dpmu_sysreg_amu_traps(const struct dpmu_core *c);
+/* CPTR_EL2.TTA and CPTR_EL3.TTA for the trace unit's System registers. */
+struct dpmu_access dpmu_sysreg_trace_traps(const struct dpmu_core *c);
+
+/* Trace unit: the System register file, the external frame (the frame's
+ * own access rule), and the Cold reset of the core power domain. */
+struct dpmu_access dpmu_etm_sysreg(struct dpmu_model *m, struct dpmu_core *c, uint32_t enc,
+				   bool write, uint64_t *value);
+int dpmu_etm_ext_read(struct dpmu_model *m, unsigned core, uint32_t offset, bool secure,
+		      uint32_t *value);
+int dpmu_etm_ext_write(struct dpmu_model *m, unsigned core, uint32_t offset, bool secure,
+		       uint32_t value);
+void dpmu_etm_reset(struct dpmu_core *c);
+
+/* CoreSight identification of a component (PIDR0-4, CIDR0-3 at 0xFD0-
+ * 0xFFC), shared by the PMU and trace frames: the core's MIDR part number,
+ * variant and revision, or `part` when there is no core (0 otherwise). */
+uint32_t dpmu_ext_coresight_id(const struct dpmu_core *c, uint32_t part, uint32_t offset);
+/* PMAUTHSTATUS / TRCAUTHSTATUS: non-secure non-invasive debug as `extauth`
+ * says, secure non-invasive enabled, invasive not implemented. */
+uint32_t dpmu_ext_authstatus(bool extauth);
 
 /* Core PMU: reset values, and the filters after an EL or PMEVTYPER change. */
 void dpmu_pmu_reset(struct dpmu_core *c);

@@ -4,8 +4,8 @@
  * ACTLR_EL3 (DynamIQ CLUSTERPMUEN), and the identification registers
  * MIDR_EL1 / MPIDR_EL1.
  *
- * An access is offered to the core PMU, then the AMU, then the cluster PMU
- * register files; what none of them claims and this file does not
+ * An access is offered to the core PMU, then the AMU, the cluster PMU and
+ * the trace unit register files; what none of them claims and this file does not
  * implement is UNDEFINED, as an unallocated encoding is.
  */
 #include <stddef.h>
@@ -19,6 +19,8 @@
 #define MDCR_TPM (1ull << 6)
 /* CPTR_EL2 / CPTR_EL3: TAM traps Activity Monitor accesses. */
 #define CPTR_TAM (1ull << 30)
+/* CPTR_EL2 (E2H = 0) / CPTR_EL3: TTA traps trace unit System registers. */
+#define CPTR_TTA (1ull << 20)
 /* CPTR_EL2 with HCR_EL2.E2H = 0: bits [13:12], [9:0] RES1 (bit 8 TZ is RES1
  * without SVE, which Armv8.2 cores of this model do not have). */
 #define CPTR_EL2_RES1 0x33ffull
@@ -50,9 +52,9 @@ static const struct ctl_regdesc ctl_regs[] = {
 	  offsetof(struct dpmu_core, mdcr_el2), false },
 	{ DPMU_SYSREG(3, 6, 1, 3, 1), C_MDCR_EL3, 3, MDCR_TPM, 0,
 	  offsetof(struct dpmu_core, mdcr_el3), false },
-	{ DPMU_SYSREG(3, 4, 1, 1, 2), C_CPTR_EL2, 2, CPTR_TAM, CPTR_EL2_RES1,
+	{ DPMU_SYSREG(3, 4, 1, 1, 2), C_CPTR_EL2, 2, CPTR_TAM | CPTR_TTA, CPTR_EL2_RES1,
 	  offsetof(struct dpmu_core, cptr_el2), false },
-	{ DPMU_SYSREG(3, 6, 1, 1, 2), C_CPTR_EL3, 3, CPTR_TAM, 0,
+	{ DPMU_SYSREG(3, 6, 1, 1, 2), C_CPTR_EL3, 3, CPTR_TAM | CPTR_TTA, 0,
 	  offsetof(struct dpmu_core, cptr_el3), false },
 	{ DPMU_SYSREG(3, 4, 1, 0, 1), C_ACTLR_EL2, 2, ACTLR_CLUSTERPMUEN, 0,
 	  offsetof(struct dpmu_core, actlr_el2), false },
@@ -97,6 +99,18 @@ struct dpmu_access dpmu_sysreg_amu_traps(const struct dpmu_core *c)
 	if (c->el <= 1 && el2_enabled(c) && (c->cptr_el2 & CPTR_TAM))
 		return dpmu_access_trap(2);
 	if (c->el <= 2 && (c->cptr_el3 & CPTR_TAM))
+		return dpmu_access_trap(3);
+	return dpmu_access_ok();
+}
+
+struct dpmu_access dpmu_sysreg_trace_traps(const struct dpmu_core *c)
+{
+	/* Trace System register pseudocode (IHI 0064, Armv8 traps): after the
+	 * EL0 check, CPTR_EL2.TTA for EL0/EL1 when EL2 is enabled, then
+	 * CPTR_EL3.TTA for EL0-EL2. */
+	if (c->el <= 1 && el2_enabled(c) && (c->cptr_el2 & CPTR_TTA))
+		return dpmu_access_trap(2);
+	if (c->el <= 2 && (c->cptr_el3 & CPTR_TTA))
 		return dpmu_access_trap(3);
 	return dpmu_access_ok();
 }
@@ -148,6 +162,8 @@ static struct dpmu_access sysreg_access(struct dpmu_model *m, unsigned core, uin
 		a = dpmu_amu_sysreg(m, c, enc, write, value);
 	if (a.kind == DPMU_ACCESS_NOTMINE)
 		a = dpmu_clusterpmu_sysreg(m, c, enc, write, value);
+	if (a.kind == DPMU_ACCESS_NOTMINE)
+		a = dpmu_etm_sysreg(m, c, enc, write, value);
 	if (a.kind == DPMU_ACCESS_NOTMINE)
 		a = ctl_sysreg(c, enc, write, value);
 	return a;

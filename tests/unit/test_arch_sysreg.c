@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dynpmu/arch.h"
+#include "dynpmu/etm.h"
 
 struct want {
 	const char *name;
@@ -144,8 +145,24 @@ static void test_table_is_complete_and_unique(void **state)
 	(void)state;
 	size_t n;
 	const struct dpmu_sysreg_desc *t = dpmu_sysreg_table(&n);
-	/* fixed + 31 x 2 PMEV + 16 x 4 AMEV */
-	assert_int_equal(n, sizeof fixed / sizeof fixed[0] + 62 + 64);
+	/* Every trace unit register with a System register encoding is named,
+	 * at the encoding its frame offset gives (dpmu/etm.h). */
+	size_t netm_regs, netm = 0;
+	const struct dpmu_etm_reg *er = dpmu_etm_regs(&netm_regs);
+	for (size_t i = 0; i < netm_regs; i++) {
+		if (er[i].flags & DPMU_ETM_EXT_ONLY)
+			continue;
+		for (unsigned k = 0; k < er[i].count; k++, netm++) {
+			char name[32];
+			uint32_t off = er[i].offset + k * (er[i].count > 1 ? er[i].stride : 0);
+			assert_non_null(dpmu_etm_name(off, name, sizeof name));
+			uint32_t enc;
+			assert_int_equal(dpmu_sysreg_parse(name, &enc, NULL), 0);
+			assert_int_equal(enc, dpmu_etm_sysreg_enc(off));
+		}
+	}
+	/* fixed + 31 x 2 PMEV + 16 x 4 AMEV + the trace unit's */
+	assert_int_equal(n, sizeof fixed / sizeof fixed[0] + 62 + 64 + netm);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = i + 1; k < n; k++) {
 			if (t[i].enc == t[k].enc)

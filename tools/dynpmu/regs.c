@@ -181,7 +181,21 @@ static int parse_ext(struct console *c, int n, char **tok, int nfixed, struct dp
 {
 	struct target t;
 	uint64_t off;
-	if (parse_target(c, tok[1], true, &t) || parse_u64(c, tok[2], "OFFSET", &off))
+	bool etm = strncmp(tok[1], "etm", 3) == 0;
+	if (etm) {
+		/* etmN: core N's trace unit frame. */
+		const char *digits = tok[1] + 3;
+		if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 4)
+			return bad(c, "bad frame '%s' (cpuN, clusterN or etmN)", tok[1]);
+		t = (struct target){ false, (unsigned)atoi(digits) };
+		unsigned ncores = dpmu_model_ncores(c->m);
+		if (t.index >= ncores)
+			return bad(c, "no such trace unit '%s' (the profile has etm0-etm%u)", tok[1],
+				   ncores - 1);
+	} else if (parse_target(c, tok[1], true, &t)) {
+		return -1;
+	}
+	if (parse_u64(c, tok[2], "OFFSET", &off))
 		return -1;
 	if (off >= 0x1000 || (off & 3))
 		return bad(c, "offset '%s': external accesses are 32-bit and 4-byte aligned, below 0x1000",
@@ -192,7 +206,8 @@ static int parse_ext(struct console *c, int n, char **tok, int nfixed, struct dp
 			return bad(c, "unexpected '%s' (only 'secure' may follow)", tok[nfixed]);
 		*secure = true;
 	}
-	*f = (struct dpmu_frame){ t.cluster ? DPMU_FRAME_CLUSTER : DPMU_FRAME_CORE, t.index };
+	*f = (struct dpmu_frame){ etm ? DPMU_FRAME_ETM
+				      : t.cluster ? DPMU_FRAME_CLUSTER : DPMU_FRAME_CORE, t.index };
 	*offset = (uint32_t)off;
 	return 0;
 }

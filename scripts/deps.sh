@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh build|test|demo
 set -eu
 want="$1"
-pkgs="cmake make gcc pkg-config libjansson-dev libcapstone-dev libdw-dev"
+pkgs="cmake make gcc pkg-config libjansson-dev libcapstone-dev libdw-dev libopencsd-dev"
 case "$want" in
   test) pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev spin qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross libxml2-utils jq procps linux-perf" ;;
   demo) pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;

@@ -183,4 +183,75 @@ int dpmu_model_ext_write(struct dpmu_model *m, struct dpmu_frame f, uint32_t off
  * debugger's read of EDPRSR does. For a cluster frame, the DSU's flag. */
 uint32_t dpmu_model_edprsr_read(struct dpmu_model *m, struct dpmu_frame f);
 
+/* ---- trace unit output (etm_encode.c) ---------------------------------------- */
+
+/* The trace sink: a circular buffer of trace bytes, as an ETR or ETB in
+ * circular mode. When it fills it wraps and overwrites the oldest bytes;
+ * `wrapped` says so (the user's overflow indication, seed 003 section 8.3),
+ * and the decoder finds the first whole sync in what is left. */
+struct dpmu_etm_sink {
+	uint8_t *buf;
+	size_t size;
+	size_t wr;                /* next byte written */
+	uint64_t written;         /* bytes ever written */
+	bool wrapped;
+};
+
+int dpmu_etm_sink_init(struct dpmu_etm_sink *s, size_t size, struct dpmu_err *err);
+void dpmu_etm_sink_free(struct dpmu_etm_sink *s);
+/* Bytes held (at most size). */
+size_t dpmu_etm_sink_fill(const struct dpmu_etm_sink *s);
+/* Copy the held bytes, oldest first, into out (dpmu_etm_sink_fill bytes). */
+void dpmu_etm_sink_copy(const struct dpmu_etm_sink *s, uint8_t *out);
+
+/* What the encoder needs of a retired instruction. */
+enum dpmu_etm_branch {
+	DPMU_ETM_NOT_BRANCH = 0,
+	DPMU_ETM_DIRECT = 1,      /* B, BL, B.cond, CBZ/CBNZ, TBZ/TBNZ: target in the code */
+	DPMU_ETM_INDIRECT = 2,    /* BR, BLR, RET: target in an address packet */
+};
+
+struct dpmu_etm_insn {
+	uint64_t pc;
+	uint64_t next;            /* address of the next instruction executed */
+	enum dpmu_etm_branch branch;
+	bool taken;
+};
+
+/*
+ * The ETMv4 instruction-trace packet encoder (IHI 0064 chapter 6) of one
+ * trace unit: A-sync, Trace Info, Trace On, address with context, E and N
+ * atoms (format 1), target addresses of taken indirect branches, and
+ * timestamps. Speculation depth 0 (TRCIDR8.MAXSPEC): every P0 element is
+ * committed when it is traced. Periodic synchronisation every 2^sync_log2
+ * bytes (TRCSYNCPR), placed after a P0 element so that no instruction is
+ * pending across it.
+ */
+struct dpmu_etm_encoder {
+	struct dpmu_etm_sink *sink;
+	bool on;                  /* tracing: the last instruction was traced */
+	bool synced;              /* an A-sync has been written */
+	bool ts;                  /* TRCCONFIGR.TS */
+	bool cid, vmid;           /* TRCCONFIGR.CID, .VMID */
+	unsigned el;
+	bool ns;
+	uint32_t context_id;
+	uint8_t vmid_value;
+	unsigned sync_log2;
+	uint64_t since_sync;      /* bytes since the last A-sync */
+	bool sync_due;
+};
+
+void dpmu_etm_encoder_init(struct dpmu_etm_encoder *e, struct dpmu_etm_sink *sink,
+			   uint32_t trcconfigr, uint32_t trcsyncpr);
+/* An instruction ViewInst lets through. The first after a gap starts the
+ * trace (sync, Trace On, address with context, a timestamp when TS). */
+void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_insn *in,
+			   uint64_t timestamp);
+/* An instruction ViewInst does not let through: the next traced one starts
+ * after a gap. */
+void dpmu_etm_encoder_gap(struct dpmu_etm_encoder *e);
+/* A timestamp packet now (TS set and tracing): at PMU snapshots. */
+void dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t timestamp);
+
 #endif

@@ -51,10 +51,9 @@ static bool enabled(const struct dpmu_etm *e)
 
 /* The value of a whole register (not the word of a 64-bit one). Reading
  * TRCPDSR clears STICKYPD. */
-static uint64_t etm_read(struct dpmu_model *m, struct dpmu_core *c,
-			 const struct dpmu_etm_reg *r, unsigned index, uint32_t base)
+static uint64_t etm_read(struct dpmu_core *c, const struct dpmu_etm_reg *r, unsigned index,
+			 uint32_t base)
 {
-	(void)m;
 	struct dpmu_etm *e = &c->etm;
 	switch (base) {
 	case DPMU_TRCSTATR:
@@ -105,8 +104,7 @@ static void etm_write(struct dpmu_core *c, const struct dpmu_etm_reg *r, uint32_
 	e->reg[base >> 2] = v & r->wmask;
 }
 
-struct dpmu_access dpmu_etm_sysreg(struct dpmu_model *m, struct dpmu_core *c, uint32_t enc,
-				   bool write, uint64_t *value)
+struct dpmu_access dpmu_etm_sysreg(struct dpmu_core *c, uint32_t enc, bool write, uint64_t *value)
 {
 	long off = dpmu_etm_sysreg_offset(enc);
 	if (off < 0)
@@ -124,7 +122,7 @@ struct dpmu_access dpmu_etm_sysreg(struct dpmu_model *m, struct dpmu_core *c, ui
 	if (write)
 		etm_write(c, r, (uint32_t)off, *value);
 	else
-		*value = etm_read(m, c, r, index, (uint32_t)off);
+		*value = etm_read(c, r, index, (uint32_t)off);
 	return dpmu_access_ok();
 }
 
@@ -164,7 +162,7 @@ int dpmu_etm_ext_read(struct dpmu_model *m, unsigned core, uint32_t offset, bool
 	}
 	if (!r)
 		return 0;                     /* unallocated: RAZ */
-	uint64_t v = etm_read(m, c, r, index, offset - 4 * word);
+	uint64_t v = etm_read(c, r, index, offset - 4 * word);
 	*value = (uint32_t)(word ? v >> 32 : v);
 	return 0;
 }
@@ -190,11 +188,8 @@ int dpmu_etm_ext_write(struct dpmu_model *m, unsigned core, uint32_t offset, boo
 	if (!r || c->etm.slk)
 		return 0;                     /* unallocated, or SoftwareLockStatus() */
 	uint32_t base = offset - 4 * word;
-	uint64_t old = c->etm.reg[base >> 2];
-	uint64_t v = r->flags & DPMU_ETM_64
-			     ? (word ? (old & 0xffffffffull) | (uint64_t)value << 32
-				     : (old & ~0xffffffffull) | value)
-			     : value;
+	uint64_t v = r->flags & DPMU_ETM_64 ? dpmu_set_word(c->etm.reg[base >> 2], word, value)
+					     : value;
 	etm_write(c, r, base, v);
 	return 0;
 }

@@ -267,12 +267,6 @@ static uint32_t hi32(uint64_t v)
 	return (uint32_t)(v >> 32);
 }
 
-static uint64_t set_word(uint64_t old, unsigned word, uint32_t v)
-{
-	return word ? (old & 0xffffffffull) | ((uint64_t)v << 32)
-		    : (old & ~0xffffffffull) | v;
-}
-
 /* The management (Debug power domain) registers, read. */
 static uint32_t read_mgmt(struct dpmu_model *m, const struct frame *fr, uint32_t off)
 {
@@ -356,9 +350,9 @@ static bool write_array(const struct frame *fr, uint32_t off, uint32_t v)
 	if (off < 0x100) {
 		unsigned i = off / 8;
 		if (i == DPMU_CC)
-			b->ccnt = set_word(b->ccnt, word, v);
+			b->ccnt = dpmu_set_word(b->ccnt, word, v);
 		else if (i < b->n && (b->ev64 || word == 0))
-			dpmu_bank_write_evcnt(b, i, set_word(dpmu_bank_read_evcnt(b, i), word, v));
+			dpmu_bank_write_evcnt(b, i, dpmu_set_word(dpmu_bank_read_evcnt(b, i), word, v));
 		return true;
 	}
 	if (off >= 0x400 && off < 0x480) {

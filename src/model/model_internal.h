@@ -332,8 +332,7 @@ struct dpmu_access dpmu_sysreg_trace_traps(const struct dpmu_core *c);
 
 /* Trace unit: the System register file, the external frame (the frame's
  * own access rule), and the Cold reset of the core power domain. */
-struct dpmu_access dpmu_etm_sysreg(struct dpmu_model *m, struct dpmu_core *c, uint32_t enc,
-				   bool write, uint64_t *value);
+struct dpmu_access dpmu_etm_sysreg(struct dpmu_core *c, uint32_t enc, bool write, uint64_t *value);
 int dpmu_etm_ext_read(struct dpmu_model *m, unsigned core, uint32_t offset, bool secure,
 		      uint32_t *value);
 int dpmu_etm_ext_write(struct dpmu_model *m, unsigned core, uint32_t offset, bool secure,
@@ -360,6 +359,13 @@ void dpmu_amu_cycles(struct dpmu_core *c, const struct dpmu_profile *p, uint64_t
 /* Cluster PMU: reset values and `allowed` mask after an event-type change. */
 void dpmu_clusterpmu_reset(struct dpmu_cluster *cl);
 void dpmu_clusterpmu_refresh(struct dpmu_cluster *cl);
+
+/* A 64-bit register with one 32-bit word of an external write replaced
+ * (word 1: bits [63:32]). */
+static inline uint64_t dpmu_set_word(uint64_t old, unsigned word, uint32_t v)
+{
+	return word ? (old & 0xffffffffull) | ((uint64_t)v << 32) : (old & ~0xffffffffull) | v;
+}
 
 /* Exception level and security of the access, for trap checks. */
 static inline bool dpmu_core_secure(const struct dpmu_core *c)

@@ -163,7 +163,7 @@ static struct dpmu_access sysreg_access(struct dpmu_model *m, unsigned core, uin
 	if (a.kind == DPMU_ACCESS_NOTMINE)
 		a = dpmu_clusterpmu_sysreg(m, c, enc, write, value);
 	if (a.kind == DPMU_ACCESS_NOTMINE)
-		a = dpmu_etm_sysreg(m, c, enc, write, value);
+		a = dpmu_etm_sysreg(c, enc, write, value);
 	if (a.kind == DPMU_ACCESS_NOTMINE)
 		a = ctl_sysreg(c, enc, write, value);
 	return a;

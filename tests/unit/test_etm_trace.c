@@ -127,6 +127,32 @@ static int decode_sink(const struct dpmu_etm_sink *s, uint32_t configr, struct d
 	return rc;
 }
 
+/* Trace all of a run into a new sink of `size` bytes. */
+static void encode_run(const struct run *r, struct dpmu_etm_sink *s, size_t size,
+		       uint32_t configr, uint32_t syncpr)
+{
+	assert_int_equal(dpmu_etm_sink_init(s, size, NULL), 0);
+	struct dpmu_etm_encoder e;
+	dpmu_etm_encoder_init(&e, s, configr, syncpr);
+	for (size_t i = 0; i < r->n; i++)
+		dpmu_etm_encoder_insn(&e, &r->in[i], 0);
+}
+
+/* The decoded instructions are exactly want[0..n), in order. */
+static void assert_decoded(const struct decoded *d, const struct dpmu_etm_insn *want, size_t n)
+{
+	assert_int_equal(d->n, n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(d->pc[i], want[i].pc);
+}
+
+static void release(struct decoded *d, struct run *r, struct dpmu_etm_sink *s)
+{
+	free(d->pc);
+	free(r->in);
+	dpmu_etm_sink_free(s);
+}
+
 /* Every traced instruction, in order, is what the decoder reports. */
 static void trace_decodes_to_the_executed_instructions(void **state)
 {
@@ -143,14 +169,10 @@ static void trace_decodes_to_the_executed_instructions(void **state)
 	struct decoded d = { 0 };
 	struct dpmu_err err;
 	assert_int_equal(decode_sink(&s, configr, &d, &err), 0);
-	assert_int_equal(d.n, r.n);
-	for (size_t i = 0; i < r.n; i++)
-		assert_int_equal(d.pc[i], r.in[i].pc);
+	assert_decoded(&d, r.in, r.n);
 	assert_int_equal(d.timestamps, 2);
 	assert_int_equal(d.last_ts, 5000);
-	free(d.pc);
-	free(r.in);
-	dpmu_etm_sink_free(&s);
+	release(&d, &r, &s);
 }
 
 /* Instructions ViewInst leaves out are not in the trace; the restart after
@@ -165,7 +187,7 @@ static void a_gap_is_trace_on_and_the_rest_is_exact(void **state)
 	struct dpmu_etm_encoder e;
 	dpmu_etm_encoder_init(&e, &s, 0, 0);
 	size_t want = 0;
-	uint64_t *traced = calloc(r.n, sizeof *traced);
+	struct dpmu_etm_insn *traced = calloc(r.n, sizeof *traced);
 	for (size_t i = 0; i < r.n; i++) {
 		/* iterations 10-19 are not traced */
 		bool off = i >= 30 && i < 60;
@@ -174,19 +196,15 @@ static void a_gap_is_trace_on_and_the_rest_is_exact(void **state)
 			continue;
 		}
 		dpmu_etm_encoder_insn(&e, &r.in[i], 0);
-		traced[want++] = r.in[i].pc;
+		traced[want++] = r.in[i];
 	}
 	struct decoded d = { 0 };
 	struct dpmu_err err;
 	assert_int_equal(decode_sink(&s, 0, &d, &err), 0);
-	assert_int_equal(d.n, want);
-	for (size_t i = 0; i < want; i++)
-		assert_int_equal(d.pc[i], traced[i]);
+	assert_decoded(&d, traced, want);
 	assert_true(d.trace_on >= 1);
 	free(traced);
-	free(d.pc);
-	free(r.in);
-	dpmu_etm_sink_free(&s);
+	release(&d, &r, &s);
 }
 
 /* A sink smaller than the trace wraps and says so; the periodic syncs let
@@ -197,23 +215,15 @@ static void a_wrapped_sink_decodes_from_its_first_sync(void **state)
 	(void)state;
 	struct run r = execute(5000);
 	struct dpmu_etm_sink s;
-	assert_int_equal(dpmu_etm_sink_init(&s, 4096, NULL), 0);
-	struct dpmu_etm_encoder e;
-	dpmu_etm_encoder_init(&e, &s, 0, 8);   /* sync every 256 bytes */
-	for (size_t i = 0; i < r.n; i++)
-		dpmu_etm_encoder_insn(&e, &r.in[i], 0);
+	encode_run(&r, &s, 4096, 0, 8);        /* sync every 256 bytes */
 	assert_true(s.wrapped);
 	assert_int_equal(dpmu_etm_sink_fill(&s), 4096);
 	struct decoded d = { 0 };
 	struct dpmu_err err;
 	assert_int_equal(decode_sink(&s, 0, &d, &err), 0);
 	assert_true(d.n > 1000 && d.n < r.n);
-	size_t off = r.n - d.n;
-	for (size_t i = 0; i < d.n; i++)
-		assert_int_equal(d.pc[i], r.in[off + i].pc);
-	free(d.pc);
-	free(r.in);
-	dpmu_etm_sink_free(&s);
+	assert_decoded(&d, r.in + (r.n - d.n), d.n);
+	release(&d, &r, &s);
 }
 
 /* Corrupt or truncated trace: an error naming the input, or a shorter
@@ -223,11 +233,7 @@ static void corrupt_trace_is_refused_or_cut_short(void **state)
 	(void)state;
 	struct run r = execute(30);
 	struct dpmu_etm_sink s;
-	assert_int_equal(dpmu_etm_sink_init(&s, 1 << 16, NULL), 0);
-	struct dpmu_etm_encoder e;
-	dpmu_etm_encoder_init(&e, &s, 0, 0);
-	for (size_t i = 0; i < r.n; i++)
-		dpmu_etm_encoder_insn(&e, &r.in[i], 0);
+	encode_run(&r, &s, 1 << 16, 0, 0);
 	srand(7);
 	for (int trial = 0; trial < 200; trial++) {
 		size_t n = dpmu_etm_sink_fill(&s);
@@ -247,8 +253,8 @@ static void corrupt_trace_is_refused_or_cut_short(void **state)
 		free(d.pc);
 		free(raw);
 	}
-	free(r.in);
-	dpmu_etm_sink_free(&s);
+	struct decoded none = { 0 };
+	release(&none, &r, &s);
 }
 
 int main(void)

@@ -77,6 +77,16 @@ static int parse_u64(struct console *c, const char *s, const char *what, uint64_
 	return 0;
 }
 
+/* The N of cpuN, clusterN, etmN: 1 to 4 decimal digits. */
+static bool parse_index(const char *digits, unsigned *out)
+{
+	if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits) ||
+	    strlen(digits) > 4)
+		return false;
+	*out = (unsigned)atoi(digits);
+	return true;
+}
+
 static int parse_target(struct console *c, const char *s, bool cluster_ok, struct target *t)
 {
 	const char *digits = NULL;
@@ -87,13 +97,11 @@ static int parse_target(struct console *c, const char *s, bool cluster_ok, struc
 		t->cluster = true;
 		digits = s + 7;
 	}
-	if (!digits || !*digits || strspn(digits, "0123456789") != strlen(digits) ||
-	    strlen(digits) > 4) {
+	if (!parse_index(digits, &t->index)) {
 		if (cluster_ok)
 			return bad(c, "bad target '%s' (cpuN or clusterN)", s);
 		return bad(c, "bad cpu '%s' (cpuN)", s);
 	}
-	t->index = (unsigned)atoi(digits);
 	if (t->cluster && !cluster_ok)
 		return bad(c, "'%s' is a cluster; this command takes a cpu (cpuN)", s);
 	unsigned ncores = dpmu_model_ncores(c->m), ncl = dpmu_model_nclusters(c->m);
@@ -184,10 +192,9 @@ static int parse_ext(struct console *c, int n, char **tok, int nfixed, struct dp
 	bool etm = strncmp(tok[1], "etm", 3) == 0;
 	if (etm) {
 		/* etmN: core N's trace unit frame. */
-		const char *digits = tok[1] + 3;
-		if (!*digits || strspn(digits, "0123456789") != strlen(digits) || strlen(digits) > 4)
+		t.cluster = false;
+		if (!parse_index(tok[1] + 3, &t.index))
 			return bad(c, "bad frame '%s' (cpuN, clusterN or etmN)", tok[1]);
-		t = (struct target){ false, (unsigned)atoi(digits) };
 		unsigned ncores = dpmu_model_ncores(c->m);
 		if (t.index >= ncores)
 			return bad(c, "no such trace unit '%s' (the profile has etm0-etm%u)", tok[1],

@@ -317,6 +317,11 @@ const struct dpmu_an_loc *dpmu_an_syms_lookup(struct dpmu_an_syms *s,
 int dpmu_an_syms_code(struct dpmu_an_syms *s, const struct dpmu_perf_file *f, uint32_t pid,
 		      uint64_t addr, uint64_t len, uint8_t *out);
 
+/* A function's address and size in a (non-position-independent) ELF
+ * executable's symbol table: DPMU_EINVAL naming the file otherwise. */
+int dpmu_an_elf_function(const char *path, const char *name, uint64_t *start, uint64_t *size,
+			 struct dpmu_err *err);
+
 struct dpmu_an_profile_opts {
 	/* comma-separated keys, perf's: comm, dso, sym, tid, cpu, srcline
 	 * (NULL: "comm,dso,sym") */

@@ -269,4 +269,26 @@ int dpmu_drv_snapshot(struct dpmu_drv *d, struct dpmu_drv_frame f, struct dpmu_d
 int dpmu_drv_frame_unlock(struct dpmu_drv *d, struct dpmu_drv_frame f, bool unlock,
 			  struct dpmu_err *err);
 
+/* ---- trace unit (ETMv4, through its external frame, src/driver/etm.c) ---- */
+
+/* What dpmu_drv_etm_start writes (field layouts: dynpmu/etm.h). */
+struct dpmu_drv_etm_config {
+	uint32_t configr, traceidr, syncpr, tsctlr;
+	uint32_t extinselr;                  /* TRCEXTINSELR.SEL0-3: PMU event numbers */
+	uint32_t victlr, viiectlr, vissctlr; /* ViewInst */
+	uint32_t cntrldvr[2], cntctlr[2], cntvr[2];
+	uint32_t rsctlr[16];                 /* TRCRSCTLR2-15 (0 and 1 are fixed) */
+	uint64_t acvr[8];
+	uint32_t acatr[8];
+};
+/* Unlock the frame and the trace unit's OS lock, stop the trace unit and
+ * wait until it is idle, program `c`, enable it and wait until it runs. */
+int dpmu_drv_etm_start(struct dpmu_drv *d, unsigned cpu, const struct dpmu_drv_etm_config *c,
+		       struct dpmu_err *err);
+/* TRCPRGCTLR.EN = 0 and wait for TRCSTATR.IDLE. */
+int dpmu_drv_etm_stop(struct dpmu_drv *d, unsigned cpu, struct dpmu_err *err);
+/* A 32-bit word of the trace unit's frame (TRCIDRn, TRCCNTVRn, ...). */
+int dpmu_drv_etm_read(struct dpmu_drv *d, unsigned cpu, uint32_t offset, uint32_t *value,
+		      struct dpmu_err *err);
+
 #endif

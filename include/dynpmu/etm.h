@@ -79,6 +79,42 @@
 #define DPMU_TRCPDSR_OSLK (1u << 5)
 #define DPMU_TRCLSR_SLK (1u << 1)
 #define DPMU_TRCLAR_KEY 0xC5ACCE55u
+
+/* What ViewInst and the counters are built from (IHI 0064 chapter 7, the
+ * resource selection): an EVENT field (TRCVICTLR.EVENT, TRCCNTCTLR.CNTEVENT)
+ * names one resource selector (TYPE 0: SEL) or a pair (TYPE 1: selectors
+ * 2*SEL and 2*SEL+1, both true, inverted by the even one's PAIRINV).
+ * Selector 0 is always FALSE, 1 always TRUE; 2-15 are TRCRSCTLRn: a GROUP
+ * and a SELECT mask over that group's resources, inverted by INV. */
+#define DPMU_ETM_EVENT_PAIR (1u << 7)
+#define DPMU_ETM_EVENT_SEL(v) ((unsigned)(v) & 0xFu)
+#define DPMU_TRCRSCTLR_SELECT(v) ((unsigned)(v) & 0xFFu)
+#define DPMU_TRCRSCTLR_GROUP(v) (((unsigned)(v) >> 16) & 0xFu)
+#define DPMU_TRCRSCTLR_INV (1u << 20)
+#define DPMU_TRCRSCTLR_PAIRINV (1u << 21)
+enum dpmu_etm_rs_group {
+	DPMU_ETM_RS_EXTIN = 0x0,    /* SELECT[3:0]: external input selectors */
+	DPMU_ETM_RS_COUNTER = 0x2,  /* SELECT[3:0]: counter n at zero */
+	DPMU_ETM_RS_SINGLE = 0x4,   /* SELECT[7:0]: single address comparator n */
+	DPMU_ETM_RS_RANGE = 0x5,    /* SELECT[3:0]: address range comparator n */
+};
+#define DPMU_ETM_EXTINSEL 4u        /* TRCEXTINSELR.SEL0-3, 8 bits each */
+#define DPMU_ETM_COUNTERS 2u
+#define DPMU_ETM_AC_PAIRS 4u
+#define DPMU_TRCVICTLR_EVENT(v) ((unsigned)(v) & 0xFFu)
+#define DPMU_TRCVICTLR_SSSTATUS (1u << 9)
+#define DPMU_TRCVICTLR_EXLEVEL_S(el) (1u << (16 + (el)))   /* set: EL not traced */
+#define DPMU_TRCVICTLR_EXLEVEL_NS(el) (1u << (20 + (el)))
+#define DPMU_TRCVIIECTLR_INCLUDE(v) ((unsigned)(v) & 0xFFu)
+#define DPMU_TRCVIIECTLR_EXCLUDE(v) (((unsigned)(v) >> 16) & 0xFFu)
+#define DPMU_TRCVISSCTLR_START(v) ((unsigned)(v) & 0xFFu)
+#define DPMU_TRCVISSCTLR_STOP(v) (((unsigned)(v) >> 16) & 0xFFu)
+#define DPMU_TRCCNTCTLR_CNTEVENT(v) ((unsigned)(v) & 0xFFu)
+#define DPMU_TRCCNTCTLR_RLDSELF (1u << 16)
+/* The PMU event that is an external input on every instruction given to
+ * the trace unit (the others arrive when the engine delivers them). */
+#define DPMU_ETM_INST_RETIRED 0x08u
+
 /* ARCHITECT 0x23B (Arm), PRESENT, REVISION 2, ARCHVER 4, ARCHPART 0xA13:
  * an ETMv4.2 trace unit (reference: formats.md). */
 #define DPMU_TRCDEVARCH_ETMV4_2 0x47724A13u

@@ -209,6 +209,7 @@ enum dpmu_etm_branch {
 	DPMU_ETM_NOT_BRANCH = 0,
 	DPMU_ETM_DIRECT = 1,      /* B, BL, B.cond, CBZ/CBNZ, TBZ/TBNZ: target in the code */
 	DPMU_ETM_INDIRECT = 2,    /* BR, BLR, RET: target in an address packet */
+	DPMU_ETM_EXCEPTION = 3,   /* SVC: an exception, `next` its preferred return address */
 };
 
 struct dpmu_etm_insn {
@@ -251,7 +252,54 @@ void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_ins
 /* An instruction ViewInst does not let through: the next traced one starts
  * after a gap. */
 void dpmu_etm_encoder_gap(struct dpmu_etm_encoder *e);
-/* A timestamp packet now (TS set and tracing): at PMU snapshots. */
-void dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t timestamp);
+/* A timestamp packet now (TS set and tracing): at PMU snapshots. Returns
+ * whether one was written. */
+bool dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t timestamp);
+
+/* ---- the trace unit at work (etm_run.c) -------------------------------------- */
+
+/* A core's trace unit traces while TRCPRGCTLR.EN is 1 and a sink is
+ * attached (its ATB output goes somewhere): it is then `active`, and the
+ * engine gives it every instruction the core retires
+ * (dpmu_model_etm_insns). ViewInst decides which it traces: TRCVICTLR's
+ * EVENT resource, its exception-level filter, the start/stop logic
+ * (TRCVISSCTLR) and the include/exclude ranges (TRCVIIECTLR). Counters
+ * decrement on the external inputs their CNTEVENT resource reads: a PMU
+ * event selected by TRCEXTINSELR, by the number of its occurrences, when the
+ * engine delivers it (docs/model.md: at most a delivery batch late), and
+ * INST_RETIRED exactly, with each instruction. */
+typedef void (*dpmu_etm_watch_fn)(void *ctx, unsigned core, bool active);
+/* index counts the instructions given since the trace unit was enabled. */
+typedef void (*dpmu_etm_seen_fn)(void *ctx, unsigned core, uint64_t index, uint64_t pc,
+				 bool traced);
+
+/* Attach (or with NULL detach) core's trace sink; the model does not own
+ * it. Attaching to an enabled trace unit starts it with this sink. */
+int dpmu_model_etm_attach(struct dpmu_model *m, unsigned core, struct dpmu_etm_sink *sink,
+			  struct dpmu_err *err);
+/* The engine's hook: called whenever a core's trace unit becomes active
+ * or stops (one watcher per model). */
+void dpmu_model_etm_watch(struct dpmu_model *m, dpmu_etm_watch_fn fn, void *ctx);
+/* Every instruction given to core's trace unit, traced or not (a check of
+ * a decoder against what executed); fn NULL removes it. */
+void dpmu_model_etm_seen(struct dpmu_model *m, unsigned core, dpmu_etm_seen_fn fn, void *ctx);
+bool dpmu_model_etm_active(const struct dpmu_model *m, unsigned core);
+/* n instructions retired in order on an active core, at `timestamp`
+ * (the system's time in ns: the trace's timestamps). */
+void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu_etm_insn *in,
+			  size_t n, uint64_t timestamp);
+/* A timestamp in the trace now (a PMU snapshot's time, seed 003 section
+ * 7.1): written when the trace unit is tracing with TRCCONFIGR.TS. */
+bool dpmu_model_etm_timestamp(struct dpmu_model *m, unsigned core, uint64_t timestamp);
+
+struct dpmu_etm_status {
+	bool enabled;             /* TRCPRGCTLR.EN */
+	bool active;              /* enabled with a sink */
+	bool open;                /* ViewInst let the last instruction through */
+	uint64_t seen, traced;    /* instructions given and traced since enable */
+	uint64_t first, last;     /* index of the first and last traced (UINT64_MAX: none) */
+	uint64_t event_at;        /* index where TRCVICTLR.EVENT first held (UINT64_MAX: never) */
+};
+int dpmu_model_etm_status(const struct dpmu_model *m, unsigned core, struct dpmu_etm_status *out);
 
 #endif

@@ -337,4 +337,16 @@ struct dpmu_qemu_symbol {
  * most `cap` to `out` and returns how many there are in all. */
 size_t dpmu_qemu_symbols(const struct dpmu_backend *b, struct dpmu_qemu_symbol *out, size_t cap);
 
+/* The trace units (dynpmu trace record, src/backend/qemu_trace.c): attach
+ * a trace sink to cpu's trace unit (the caller owns it; it must outlive
+ * the run), watch every instruction given to it, put a timestamp into its
+ * trace now (a PMU snapshot's time: true when one was written), and its
+ * state (include/dynpmu/model.h, "the trace unit at work"). */
+int dpmu_qemu_trace_attach(struct dpmu_backend *b, unsigned cpu, struct dpmu_etm_sink *sink,
+			   struct dpmu_err *err);
+void dpmu_qemu_trace_seen(struct dpmu_backend *b, unsigned cpu, dpmu_etm_seen_fn fn, void *ctx);
+bool dpmu_qemu_trace_mark(struct dpmu_backend *b, unsigned cpu, uint64_t time_ns);
+int dpmu_qemu_trace_status(const struct dpmu_backend *b, unsigned cpu,
+			   struct dpmu_etm_status *out);
+
 #endif

@@ -10,7 +10,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum dpmu_regio_frame_kind { DPMU_REGIO_FRAME_CORE = 0, DPMU_REGIO_FRAME_CLUSTER = 1 };
+/* A core's PMU frame, a cluster's PMU frame, or a core's trace unit
+ * (ETMv4) frame. */
+enum dpmu_regio_frame_kind {
+	DPMU_REGIO_FRAME_CORE = 0,
+	DPMU_REGIO_FRAME_CLUSTER = 1,
+	DPMU_REGIO_FRAME_ETM = 2,
+};
 
 /* Outcome of an access. A trap or UNDEFINED MRS/MSR is not a value: the
  * driver reports which rule refused it. */
@@ -25,7 +31,7 @@ struct dpmu_regio_ops {
 	/* MRS/MSR on cpu at its current EL; enc is DPMU_SYSREG(...). */
 	int (*sysread)(void *ctx, unsigned cpu, uint32_t enc, uint64_t *value, unsigned *el);
 	int (*syswrite)(void *ctx, unsigned cpu, uint32_t enc, uint64_t value, unsigned *el);
-	/* 32-bit access to a 4 KiB EXT32 frame (core or cluster). */
+	/* 32-bit access to a 4 KiB EXT32 frame (core, cluster or trace unit). */
 	int (*extread)(void *ctx, enum dpmu_regio_frame_kind kind, unsigned index,
 		       uint32_t offset, uint32_t *value);
 	int (*extwrite)(void *ctx, enum dpmu_regio_frame_kind kind, unsigned index,

@@ -254,3 +254,51 @@ int dpmu_an_syms_code(struct dpmu_an_syms *s, const struct dpmu_perf_file *f, ui
 	}
 	return -1;
 }
+
+int dpmu_an_elf_function(const char *path, const char *name, uint64_t *start, uint64_t *size,
+			 struct dpmu_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return dpmu_err_set(err, DPMU_EINVAL, "%s: cannot open", path);
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	int rc = dpmu_err_set(err, DPMU_EINVAL, "%s: no function '%s' in its symbol table", path,
+			      name);
+	if (!e || !gelf_getehdr(e, &eh)) {
+		rc = dpmu_err_set(err, DPMU_EINVAL, "%s: not an ELF file", path);
+	} else if (eh.e_type != ET_EXEC) {
+		/* a position-independent program's addresses are known only
+		 * once it is loaded; the comparators are set before */
+		rc = dpmu_err_set(err, DPMU_EINVAL,
+				  "%s: position-independent: its functions' run-time addresses are "
+				  "not known before it runs; give --range START-END",
+				  path);
+	} else {
+		Elf_Scn *scn = NULL;
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+				continue;
+			Elf_Data *d = elf_getdata(scn, NULL);
+			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+			for (size_t i = 0; d && i < n; i++) {
+				GElf_Sym sym;
+				const char *s;
+				if (!gelf_getsym(d, (int)i, &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+				    !(s = elf_strptr(e, sh.sh_link, sym.st_name)) || strcmp(s, name))
+					continue;
+				*start = sym.st_value;
+				*size = sym.st_size;
+				rc = 0;
+				break;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}

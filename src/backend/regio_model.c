@@ -51,8 +51,9 @@ static int rm_syswrite(void *ctx, unsigned cpu, uint32_t enc, uint64_t value, un
 static bool frame_of(const struct dpmu_regio_model *rm, enum dpmu_regio_frame_kind kind,
 		     unsigned index, struct dpmu_frame *f)
 {
-	if (kind == DPMU_REGIO_FRAME_CORE) {
-		*f = (struct dpmu_frame){ DPMU_FRAME_CORE, index };
+	if (kind == DPMU_REGIO_FRAME_CORE || kind == DPMU_REGIO_FRAME_ETM) {
+		*f = (struct dpmu_frame){ kind == DPMU_REGIO_FRAME_CORE ? DPMU_FRAME_CORE
+									 : DPMU_FRAME_ETM, index };
 		return index < rm->io.ncpus;
 	}
 	*f = (struct dpmu_frame){ DPMU_FRAME_CLUSTER, index };

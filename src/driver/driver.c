@@ -253,17 +253,21 @@ int dpmu_drv_check_mask(unsigned n, uint32_t mask, const char *unit, unsigned id
 
 const char *dpmu_drv_frame_kind(struct dpmu_drv_frame f)
 {
-	return f.kind == DPMU_REGIO_FRAME_CORE ? "cpu" : "cluster";
+	return f.kind == DPMU_REGIO_FRAME_CORE ? "cpu" : f.kind == DPMU_REGIO_FRAME_ETM ? "etm"
+										 : "cluster";
 }
 
 static int check_frame(const struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t offset,
 		       struct dpmu_err *err)
 {
-	if (f.kind != DPMU_REGIO_FRAME_CORE && f.kind != DPMU_REGIO_FRAME_CLUSTER)
+	if (f.kind != DPMU_REGIO_FRAME_CORE && f.kind != DPMU_REGIO_FRAME_CLUSTER &&
+	    f.kind != DPMU_REGIO_FRAME_ETM)
 		return dpmu_err_set(err, DPMU_EINVAL,
-				    "frame kind %d: an external frame is a core's (%d) or a cluster's (%d)",
-				    (int)f.kind, DPMU_REGIO_FRAME_CORE, DPMU_REGIO_FRAME_CLUSTER);
-	unsigned have = f.kind == DPMU_REGIO_FRAME_CORE ? d->ncpus : d->nclusters;
+				    "frame kind %d: an external frame is a core's (%d), a cluster's (%d) "
+				    "or a trace unit's (%d)",
+				    (int)f.kind, DPMU_REGIO_FRAME_CORE, DPMU_REGIO_FRAME_CLUSTER,
+				    DPMU_REGIO_FRAME_ETM);
+	unsigned have = f.kind == DPMU_REGIO_FRAME_CLUSTER ? d->nclusters : d->ncpus;
 	if (f.index >= have)
 		return dpmu_err_set(err, DPMU_EINVAL, "no %s%u frame: the system has %s0-%s%u",
 				    dpmu_drv_frame_kind(f), f.index, dpmu_drv_frame_kind(f),
@@ -278,15 +282,21 @@ static int check_frame(const struct dpmu_drv *d, struct dpmu_drv_frame f, uint32
 static int ext_fail(struct dpmu_drv_frame f, uint32_t offset, bool write, struct dpmu_err *err)
 {
 	char buf[32];
-	const char *name = dpmu_ext_name(offset, buf, sizeof buf);
+	bool etm = f.kind == DPMU_REGIO_FRAME_ETM;
+	/* (the driver keeps no trace register names: the offset says it) */
+	const char *name = etm ? "trace unit register" : dpmu_ext_name(offset, buf, sizeof buf);
 	/* The external access rule (reference section 2): IsCorePowered(),
-	 * !DoubleLockStatus(), !OSLockStatus(), AllowExternalPMUAccess(). */
+	 * !DoubleLockStatus(), !OSLockStatus(), AllowExternalPMUAccess(); the
+	 * trace unit's frame has its own OS lock (TRCOSLAR). */
 	return dpmu_err_set(err, DPMU_EIO,
 			    "%s%s (offset 0x%03x) in the %s%u frame: external access refused (the "
-			    "access rule needs the %s powered, OS lock and OS double lock clear, and "
-			    "external PMU access allowed by the authentication signals)",
-			    write ? "write of " : "", name ? name : "unmapped word", offset, dpmu_drv_frame_kind(f),
-			    f.index, f.kind == DPMU_REGIO_FRAME_CORE ? "core" : "cluster");
+			    "access rule needs the %s powered, %s and OS double lock clear, and "
+			    "external %s access allowed by the authentication signals)",
+			    write ? "write of " : "", name ? name : "unmapped word", offset,
+			    dpmu_drv_frame_kind(f), f.index,
+			    f.kind == DPMU_REGIO_FRAME_CLUSTER ? "cluster" : "core",
+			    etm ? "the trace unit's OS lock (TRCOSLAR)" : "OS lock",
+			    etm ? "trace" : "PMU");
 }
 
 int dpmu_drv_extread(struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t offset,

@@ -42,6 +42,7 @@ void dpmu_etm_reset(struct dpmu_core *c)
 	 * TRCPDSR.STICKYPD records that the trace registers were lost. */
 	e->oslk = true;
 	e->stickypd = true;
+	dpmu_etm_run_enable(c, false); /* the registers are gone: so is the trace */
 }
 
 static bool enabled(const struct dpmu_etm *e)
@@ -101,7 +102,10 @@ static void etm_write(struct dpmu_core *c, const struct dpmu_etm_reg *r, uint32_
 		return;
 	if ((r->flags & DPMU_ETM_IDLE_ONLY) && enabled(e))
 		return;
+	bool was = enabled(e);
 	e->reg[base >> 2] = v & r->wmask;
+	if (base == DPMU_TRCPRGCTLR && enabled(e) != was)
+		dpmu_etm_run_enable(c, enabled(e));
 }
 
 struct dpmu_access dpmu_etm_sysreg(struct dpmu_core *c, uint32_t enc, bool write, uint64_t *value)

@@ -13,6 +13,9 @@
  *                   the 4-byte context ID if C
  *   Long address    0x9D (64-bit, IS0), the address as above
  *   Atom format 1   0xF6 (N) / 0xF7 (E)
+ *   Exception       0x06, the info byte (E1:E0 0b01: the address that follows
+ *                   is the preferred return address; TYPE 0x02: Call, an SVC),
+ *                   then the long address packet of that return address
  * A decoder walks the program image from the last address to the next
  * branch and takes one atom for it; a taken indirect branch is followed by
  * the address of its target.
@@ -25,6 +28,8 @@
 
 #define HDR_TRACE_INFO 0x01u
 #define HDR_TIMESTAMP 0x02u
+#define HDR_EXCEPTION 0x06u
+#define EXC_INFO_CALL ((0x02u << 1) | 0x01u) /* TYPE Call, E1:E0 = 0b01 */
 #define HDR_TRACE_ON 0x04u
 #define HDR_ADDR_CTXT_L_64IS0 0x85u
 #define HDR_ADDR_L_64IS0 0x9Du
@@ -130,10 +135,10 @@ static void addr_ctxt(struct dpmu_etm_encoder *e, uint64_t a)
 	put(e, p, n);
 }
 
-void dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t ts)
+bool dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t ts)
 {
 	if (!e->ts || !e->on)
-		return;
+		return false;
 	uint8_t p[10];
 	size_t n = 0;
 	p[n++] = HDR_TIMESTAMP;
@@ -151,6 +156,7 @@ void dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t ts)
 			p[n++] = (uint8_t)ts;
 	}
 	put(e, p, n);
+	return true;
 }
 
 void dpmu_etm_encoder_init(struct dpmu_etm_encoder *e, struct dpmu_etm_sink *sink,
@@ -193,8 +199,20 @@ void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_ins
 	}
 	if (in->branch == DPMU_ETM_NOT_BRANCH)
 		return;
-	uint8_t p[1 + 1 + 8];
+	uint8_t p[2 + 1 + 8];
 	size_t n = 0;
+	if (in->branch == DPMU_ETM_EXCEPTION) {
+		/* The handler runs at a level ViewInst does not trace (and
+		 * under qemu-user not at all): the return restarts the trace
+		 * with Trace On and an address, as after any gap. */
+		p[n++] = HDR_EXCEPTION;
+		p[n++] = EXC_INFO_CALL;
+		p[n++] = HDR_ADDR_L_64IS0;
+		n += addr64(p + n, in->next);
+		put(e, p, n);
+		e->on = false;
+		return;
+	}
 	p[n++] = in->taken ? HDR_ATOM_F1_E : HDR_ATOM_F1_N;
 	if (in->branch == DPMU_ETM_INDIRECT && in->taken) {
 		p[n++] = HDR_ADDR_L_64IS0;

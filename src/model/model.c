@@ -300,6 +300,8 @@ void dpmu_model_core_cycles(struct dpmu_model *m, unsigned core, uint64_t k)
 	dpmu_bank_count(&c->pmu, DPMU_EV_CPU_CYCLES, k);
 	dpmu_bank_cycles(&c->pmu, k, c->cc_allowed);
 	dpmu_amu_cycles(c, &m->profile, k);
+	if (c->etm_run.active)
+		dpmu_etm_extin(c, DPMU_EV_CPU_CYCLES, k);
 }
 
 /* n > 0 occurrences of an event on a core (dpmu_model_core_event). */
@@ -317,6 +319,8 @@ static inline void core_event(struct dpmu_model *m, struct dpmu_core *c, uint16_
 	dpmu_bank_count(&c->pmu, event, n);
 	if (c->amu.cnten0 | c->amu.cnten1) /* no AMU counter enabled: nothing to count */
 		dpmu_amu_event(c, event, n);
+	if (c->etm_run.active)
+		dpmu_etm_extin(c, event, n);
 }
 
 void dpmu_model_core_event(struct dpmu_model *m, unsigned core, uint16_t event, uint64_t n)
@@ -348,6 +352,8 @@ void dpmu_model_core_events(struct dpmu_model *m, unsigned core, const uint16_t 
 		dpmu_bank_count(b, event, k);
 		if (amu)
 			dpmu_amu_event(c, event, k);
+		if (c->etm_run.active)
+			dpmu_etm_extin(c, event, k);
 	}
 }
 
@@ -378,7 +384,8 @@ bool dpmu_model_core_event_live(const struct dpmu_model *m, unsigned core, uint1
 		return false;
 	if (event == DPMU_EV_CPU_CYCLES)
 		return true; /* the clock: the AMU's constant clock always moves */
-	return dpmu_bank_counts(&c->pmu, event) || dpmu_amu_counts(c, event);
+	return dpmu_bank_counts(&c->pmu, event) || dpmu_amu_counts(c, event) ||
+	       dpmu_etm_extin_live(c, event);
 }
 
 bool dpmu_model_cluster_event_live(const struct dpmu_model *m, unsigned cluster,

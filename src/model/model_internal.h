@@ -12,6 +12,9 @@
  *                 access rule, software lock, identification registers
  *   etm.c         the trace unit (ETMv4) of a core: its registers by both
  *                 interfaces and their access rule
+ *   etm_run.c     the trace unit at work: ViewInst (resources, counters,
+ *                 address comparators), external inputs, the encoder
+ *   etm_encode.c  the ETMv4 packets and the trace sink
  */
 #ifndef DPMU_MODEL_INTERNAL_H
 #define DPMU_MODEL_INTERNAL_H
@@ -237,6 +240,29 @@ struct dpmu_etm {
 	uint32_t claim;                 /* claim tags (TRCCLAIMCLR reads them) */
 };
 
+/* The trace unit at work (etm_run.c): what TRCPRGCTLR.EN = 1 set up from
+ * the registers, and where the trace goes. Outside the core power domain:
+ * a Cold reset disables the trace unit but keeps the sink and the watcher. */
+struct dpmu_etm_run {
+	struct dpmu_etm_sink *sink;     /* attached trace sink (not owned), or NULL */
+	dpmu_etm_watch_fn watch;        /* told when `active` changes */
+	void *watch_ctx;
+	dpmu_etm_seen_fn seen;          /* told of every instruction given */
+	void *seen_ctx;
+	bool active;                    /* enabled with a sink: instructions are given */
+	struct dpmu_etm_encoder enc;
+	uint8_t extin[DPMU_ETM_EXTINSEL];/* TRCEXTINSELR.SELn: PMU event numbers */
+	uint8_t extin_used;             /* selectors some resource reads */
+	uint8_t per_insn;               /* what ViewInst must look at per instruction */
+	bool event_on;                  /* TRCVICTLR.EVENT's resource, at the last change */
+	bool ss_on;                     /* the start/stop logic's state */
+	bool open;                      /* ViewInst at the last instruction */
+	bool mid_block;                 /* the last traced instruction was not a P0 element */
+	uint64_t seen_n, traced;        /* instructions given and traced since enable */
+	uint64_t first, last;           /* index (in seen_n) of the first and last traced */
+	uint64_t event_at;              /* index at which EVENT first became true */
+};
+
 struct dpmu_core {
 	unsigned id;                    /* global core number */
 	unsigned cluster, index;        /* cluster and core-in-cluster */
@@ -262,6 +288,7 @@ struct dpmu_core {
 
 	struct dpmu_amu amu;
 	struct dpmu_etm etm;
+	struct dpmu_etm_run etm_run;
 
 	/* Bumped whenever dpmu_model_core_event_live may answer differently
 	 * for some event. Never reset (a reset bumps it), so a value a caller
@@ -338,6 +365,12 @@ int dpmu_etm_ext_read(struct dpmu_model *m, unsigned core, uint32_t offset, bool
 int dpmu_etm_ext_write(struct dpmu_model *m, unsigned core, uint32_t offset, bool secure,
 		       uint32_t value);
 void dpmu_etm_reset(struct dpmu_core *c);
+/* TRCPRGCTLR.EN written (etm_run.c): start or stop the trace unit. */
+void dpmu_etm_run_enable(struct dpmu_core *c, bool on);
+/* External inputs (the PMU event bus): n occurrences of a delivered
+ * event; dpmu_etm_extin_live says whether the trace unit reads it. */
+void dpmu_etm_extin(struct dpmu_core *c, uint16_t event, uint64_t n);
+bool dpmu_etm_extin_live(const struct dpmu_core *c, uint16_t event);
 
 /* CoreSight identification of a component (PIDR0-4, CIDR0-3 at 0xFD0-
  * 0xFFC), shared by the PMU and trace frames: the core's MIDR part number,

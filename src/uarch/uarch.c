@@ -274,6 +274,7 @@ int dpmu_uarch_create(struct dpmu_model *model, const struct dpmu_profile *profi
 		return rc;
 	}
 	dpmu_err_clear(&u->err);
+	dpmu_uarch_trace_init(u);
 	*out = u;
 	return 0;
 }
@@ -282,6 +283,7 @@ void dpmu_uarch_destroy(struct dpmu_uarch *u)
 {
 	if (!u)
 		return;
+	dpmu_model_etm_watch(u->model, NULL, NULL);
 	/* Blocks that outlive the engine must not add their counts to it. */
 	for (unsigned i = 0; i < u->ncores; i++)
 		for (uint32_t k = 0; k < u->cores[i].nowned; k++)
@@ -907,6 +909,8 @@ void dpmu_uarch_retire(struct dpmu_uarch *u, unsigned core, const struct dpmu_in
 		return;
 	}
 	struct dpmu_ucore *c = &u->cores[core];
+	if (__builtin_expect(c->trace_on, 0))
+		dpmu_uarch_trace_run(u, c, insns, n, false, 0);
 	while (n) {
 		/* Up to the next delivery point at once: the batch bound is
 		 * checked per run, not per instruction. */
@@ -930,6 +934,8 @@ size_t dpmu_uarch_retire_watched(struct dpmu_uarch *u, unsigned core, const stru
 	struct dpmu_ucore *c = &u->cores[core];
 	/* the counters may have been written since the last call */
 	c->watch_stale = true;
+	if (__builtin_expect(c->trace_on, 0))
+		dpmu_uarch_trace_run(u, c, insns, n, false, 0);
 	for (size_t i = 0; i < n; i++) {
 		if (c->watch_stale)
 			watch_refresh(u, c);
@@ -1774,10 +1780,15 @@ plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc)
 {
-	/* a sampling core's blocks have their own path */
-	if (__builtin_expect(c->sample_on, 0)) {
-		run_block_sampled(u, c, b, addr, next_pc);
-		return;
+	/* a traced core's blocks go to its trace unit first; a sampling
+	 * core's have their own path */
+	if (__builtin_expect(c->sample_on | c->trace_on, 0)) {
+		if (c->trace_on)
+			dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
+		if (c->sample_on) {
+			run_block_sampled(u, c, b, addr, next_pc);
+			return;
+		}
 	}
 	uint64_t fe;
 	if (plain_run(c, b, next_pc, &fe))

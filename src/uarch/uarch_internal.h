@@ -519,6 +519,9 @@ struct dpmu_ucore {
 	 * reaches wx_x (1000 x the cycle the counter overflows at, on the
 	 * clock work_milli + 1000 x stall_cycles; UINT64_MAX: none) */
 	bool sample_on;
+	/* The core's trace unit is active (dpmu_model_etm_watch): every run
+	 * it retires is given to it first (trace.c). */
+	bool trace_on;
 	uint32_t page_shift;
 	uint32_t tlb_stall;        /* the translation part of the last access's wait */
 	uint64_t last_fetch_blk;   /* I-side: fetch line of the previous instruction */
@@ -892,5 +895,14 @@ static inline uint64_t dpmu_ucore_cycles(const struct dpmu_ucore *c)
 
 /* Simulated time of a core in picoseconds, idle time included. */
 uint64_t dpmu_uarch_core_ps(const struct dpmu_ucore *c);
+
+/* trace.c: the trace unit's view of retirement. dpmu_uarch_trace_init
+ * registers the engine as the model's trace-unit watcher. A run of n
+ * instructions of core c: from a block (its last instruction's outcome is
+ * next_pc's, dpmu_insn_branch_to) or retired one by one (block false: each
+ * branch's taken and addr are filled in). */
+void dpmu_uarch_trace_init(struct dpmu_uarch *u);
+void dpmu_uarch_trace_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  size_t n, bool block, uint64_t next_pc);
 
 #endif

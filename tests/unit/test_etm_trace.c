@@ -27,14 +27,6 @@
  *   ...
  *   0x1020 nop
  *   0x1024 ret */
-/* OpenCSD 1.3.3 does not free the callback object that
- * ocsd_dt_set_gen_elem_outfn makes when its tree is destroyed: not ours. */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:ocsd_dt_set_gen_elem_outfn\n";
-}
-
 #define BASE 0x1000u
 static const uint32_t code[] = {
 	0x91000400, 0xF1000421, 0x54FFFFC1, 0x94000005, 0x14000000, 0xD503201F, 0xD503201F,

@@ -28,6 +28,8 @@ int dpmu_cmd_demo(int argc, char **argv);       /* demo.c */
 int dpmu_cmd_stat(int argc, char **argv);       /* stat.c */
 int dpmu_cmd_list(int argc, char **argv);       /* list.c */
 int dpmu_cmd_trace(int argc, char **argv);      /* trace.c */
+int dpmu_cmd_trace_record(int argc, char **argv); /* trace_record.c */
+int dpmu_cmd_trace_show(int argc, char **argv); /* trace_show.c */
 int dpmu_cmd_record(int argc, char **argv);     /* record.c */
 int dpmu_cmd_report(int argc, char **argv);     /* report.c */
 

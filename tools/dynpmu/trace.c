@@ -1,9 +1,10 @@
 /*
- * dynpmu trace convert IN OUT [--to text|binary]
+ * dynpmu trace record | show | convert
  *
- * Converts a trace between the text and the compact binary form of
- * docs/trace-format.md, streaming. Without --to, a text trace becomes binary
- * and a binary trace becomes text.
+ * record and show are the trace unit's (trace_record.c, trace_show.c).
+ * convert converts an instruction trace between the text and the compact
+ * binary form of docs/trace-format.md, streaming. Without --to, a text
+ * trace becomes binary and a binary trace becomes text.
  */
 #include <string.h>
 
@@ -12,8 +13,13 @@
 
 static void trace_usage(FILE *out)
 {
-	fprintf(out, "usage: dynpmu trace convert IN OUT [--to text|binary]\n\n"
-		     "Convert a trace between its text and binary forms (docs/trace-format.md).\n");
+	fprintf(out, "usage: dynpmu trace record [OPTIONS] -- PROGRAM [ARGS...]\n"
+		     "       dynpmu trace show [--addresses] DIR\n"
+		     "       dynpmu trace convert IN OUT [--to text|binary]\n\n"
+		     "record: ETMv4 instruction trace of a program, started by a PMU event\n"
+		     "        (docs/trace-unit.md); show: decode it with OpenCSD;\n"
+		     "convert: an instruction trace between its text and binary forms\n"
+		     "        (docs/trace-format.md).\n");
 }
 
 int dpmu_cmd_trace(int argc, char **argv)
@@ -22,6 +28,10 @@ int dpmu_cmd_trace(int argc, char **argv)
 		trace_usage(stdout);
 		return DPMU_EXIT_OK;
 	}
+	if (argc >= 2 && strcmp(argv[1], "record") == 0)
+		return dpmu_cmd_trace_record(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "show") == 0)
+		return dpmu_cmd_trace_show(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "convert") != 0) {
 		if (argc >= 2)
 			fprintf(stderr, "dynpmu trace: unknown subcommand '%s'\n", argv[1]);

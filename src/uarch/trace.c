@@ -1,0 +1,71 @@
+/*
+ * The trace unit's view of retirement (include/dynpmu/model.h, "the trace
+ * unit at work"): while a core's trace unit is active, every run of
+ * instructions the core retires goes to it, in order, before the run's
+ * events are delivered, as the instructions the ETM sees: an address, the
+ * next address executed, and whether each is a branch (direct: its target
+ * is in the code; indirect: in the trace) or an exception (SVC).
+ */
+#include "uarch/uarch_internal.h"
+
+static void watch(void *ctx, unsigned core, bool active)
+{
+	struct dpmu_uarch *u = ctx;
+	if (core < u->ncores)
+		u->cores[core].trace_on = active;
+}
+
+void dpmu_uarch_trace_init(struct dpmu_uarch *u)
+{
+	dpmu_model_etm_watch(u->model, watch, u);
+	for (unsigned i = 0; i < u->ncores; i++)
+		u->cores[i].trace_on = dpmu_model_etm_active(u->model, i);
+}
+
+/* What kind of P0 element an instruction is. A call without the register
+ * flag is BL (docs/frontend.md); RET and BR take their target from a
+ * register. */
+static enum dpmu_etm_branch branch_of(const struct dpmu_insn *in)
+{
+	if (in->flags & DPMU_IC_SVC)
+		return DPMU_ETM_EXCEPTION;
+	if (in->kind != DPMU_INSN_BRANCH)
+		return DPMU_ETM_NOT_BRANCH;
+	if ((in->flags & DPMU_IC_REG_BRANCH) || in->br_kind == DPMU_BR_RET ||
+	    in->br_kind == DPMU_BR_IND)
+		return DPMU_ETM_INDIRECT;
+	return DPMU_ETM_DIRECT;
+}
+
+void dpmu_uarch_trace_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
+			  size_t n, bool block, uint64_t next_pc)
+{
+	enum { CHUNK = 64 };
+	struct dpmu_etm_insn buf[CHUNK];
+	const uint64_t now = dpmu_uarch_time_ns(u);
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < CHUNK ? n - done : CHUNK;
+		for (size_t i = 0; i < k; i++) {
+			const struct dpmu_insn *x = &in[done + i];
+			struct dpmu_etm_insn *e = &buf[i];
+			uint64_t fall = x->pc + (x->isize ? x->isize : 4);
+			e->pc = x->pc;
+			e->branch = branch_of(x);
+			e->taken = false;
+			e->next = fall;
+			if (e->branch != DPMU_ETM_DIRECT && e->branch != DPMU_ETM_INDIRECT)
+				continue;
+			bool last = done + i + 1 == n;
+			if (block && last) {
+				uint64_t to = next_pc ? next_pc : fall;
+				e->taken = to != fall || x->br_kind != DPMU_BR_COND;
+				e->next = to;
+			} else {
+				e->taken = x->taken;
+				e->next = x->taken ? x->addr : fall;
+			}
+		}
+		dpmu_model_etm_insns(u->model, c->id, buf, k, now);
+		done += k;
+	}
+}

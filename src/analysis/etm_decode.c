@@ -93,8 +93,15 @@ int dpmu_etm_decode(const char *name, const uint8_t *trace, size_t len,
 	unsigned char csid;
 	struct decode d = { fn, ctx, 0 };
 	int rc = 0;
+	/* A bad packet halts the decode with its error and offset, rather
+	 * than OpenCSD's default of logging it and waiting for the next sync,
+	 * which would drop instructions without a word. */
 	ocsd_err_t e = ocsd_dt_create_decoder(t, OCSD_BUILTIN_DCD_ETMV4I,
-					      OCSD_CREATE_FLG_FULL_DECODER, &cfg, &csid);
+					      OCSD_CREATE_FLG_FULL_DECODER |
+						      OCSD_OPFLG_PKTPROC_ERR_BAD_PKTS |
+						      OCSD_OPFLG_PKTDEC_ERROR_BAD_PKTS |
+						      OCSD_OPFLG_PKTDEC_HALT_BAD_PKTS,
+					      &cfg, &csid);
 	if (e != OCSD_OK) {
 		rc = ocsd_fail(err, name, "the ETMv4 decoder refused the trace unit's registers", e);
 		goto out;

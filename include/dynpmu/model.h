@@ -269,6 +269,8 @@ bool dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t timestamp);
  * engine delivers it (docs/model.md: at most a delivery batch late), and
  * INST_RETIRED exactly, with each instruction. */
 typedef void (*dpmu_etm_watch_fn)(void *ctx, unsigned core, bool active);
+/* The system's time in ns, read when a timestamp packet is made. */
+typedef uint64_t (*dpmu_etm_clock_fn)(void *ctx);
 /* index counts the instructions given since the trace unit was enabled. */
 typedef void (*dpmu_etm_seen_fn)(void *ctx, unsigned core, uint64_t index, uint64_t pc,
 				 bool traced);
@@ -277,17 +279,26 @@ typedef void (*dpmu_etm_seen_fn)(void *ctx, unsigned core, uint64_t index, uint6
  * it. Attaching to an enabled trace unit starts it with this sink. */
 int dpmu_model_etm_attach(struct dpmu_model *m, unsigned core, struct dpmu_etm_sink *sink,
 			  struct dpmu_err *err);
-/* The engine's hook: called whenever a core's trace unit becomes active
- * or stops (one watcher per model). */
-void dpmu_model_etm_watch(struct dpmu_model *m, dpmu_etm_watch_fn fn, void *ctx);
+/* The engine's hook: fn is called whenever a core's trace unit becomes
+ * active or stops, and clock gives the trace's timestamps (one watcher per
+ * model; clock NULL: timestamps 0). */
+void dpmu_model_etm_watch(struct dpmu_model *m, dpmu_etm_watch_fn fn, dpmu_etm_clock_fn clock,
+			  void *ctx);
 /* Every instruction given to core's trace unit, traced or not (a check of
  * a decoder against what executed); fn NULL removes it. */
 void dpmu_model_etm_seen(struct dpmu_model *m, unsigned core, dpmu_etm_seen_fn fn, void *ctx);
 bool dpmu_model_etm_active(const struct dpmu_model *m, unsigned core);
-/* n instructions retired in order on an active core, at `timestamp`
- * (the system's time in ns: the trace's timestamps). */
+/* n instructions retired in order on an active core. */
 void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu_etm_insn *in,
-			  size_t n, uint64_t timestamp);
+			  size_t n);
+/* The same for a block of n instructions of which only the last may be a
+ * P0 element (a branch or an SVC: a translated block), given its first
+ * address and its last instruction: true when that was enough, false when
+ * the trace unit needs every instruction (address comparators, a seen
+ * watcher, a counter reaching zero inside the block): then give them with
+ * dpmu_model_etm_insns. */
+bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc,
+			  const struct dpmu_etm_insn *last, size_t n);
 /* A timestamp in the trace now (a PMU snapshot's time, seed 003 section
  * 7.1): written when the trace unit is tracing with TRCCONFIGR.TS. */
 bool dpmu_model_etm_timestamp(struct dpmu_model *m, unsigned core, uint64_t timestamp);

@@ -183,6 +183,16 @@ void dpmu_etm_encoder_gap(struct dpmu_etm_encoder *e)
 void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_insn *in,
 			   uint64_t timestamp)
 {
+	if (e->on && in->branch == DPMU_ETM_DIRECT && !e->sync_due) {
+		/* the common case: one atom into a sink with room before its end */
+		struct dpmu_etm_sink *s = e->sink;
+		if (s->wr + 1 < s->size && e->since_sync + 1 < (1ull << e->sync_log2)) {
+			s->buf[s->wr++] = in->taken ? HDR_ATOM_F1_E : HDR_ATOM_F1_N;
+			s->written++;
+			e->since_sync++;
+			return;
+		}
+	}
 	if (!e->on) {
 		/* The first trace after reset gets the sync it needs; a later
 		 * start after a gap says so with Trace On. */

@@ -138,24 +138,55 @@ static bool uses_group(const struct dpmu_core *c, unsigned selectors, unsigned g
 
 static const struct rs_in no_input = { 0 };
 
+/* Whether counter i counts when `with` fires: the input makes its event
+ * true, and it is not stopped at zero. */
+static bool counts_on(const struct dpmu_core *c, unsigned i, const struct rs_in *with)
+{
+	unsigned field = DPMU_TRCCNTCTLR_CNTEVENT(reg(c, DPMU_TRCCNTCTLR(i)));
+	if (!event_field(c, field, with) || event_field(c, field, &no_input))
+		return false;
+	return reg(c, DPMU_TRCCNTVR(i)) != 0 ||
+	       (reg(c, DPMU_TRCCNTCTLR(i)) & DPMU_TRCCNTCTLR_RLDSELF);
+}
+
+/* What follows from the counters' values: ViewInst's EVENT, and which
+ * counters INST_RETIRED decrements now. */
 static void event_refresh(struct dpmu_core *c)
 {
 	struct dpmu_etm_run *r = &c->etm_run;
 	r->event_on = event_field(c, DPMU_TRCVICTLR_EVENT(reg(c, DPMU_TRCVICTLR)), &no_input);
 	if (r->event_on && r->event_at == UINT64_MAX)
 		r->event_at = r->seen_n;
+	r->instret_cnt = 0;
+	if (r->per_insn & PER_INSN_INSTRET) {
+		struct rs_in with = { .fired = r->instret_sel };
+		for (unsigned i = 0; i < DPMU_ETM_COUNTERS; i++)
+			if (counts_on(c, i, &with))
+				r->instret_cnt |= 1u << i;
+	}
+}
+
+/* Instructions until a counter INST_RETIRED decrements reaches zero (and
+ * so may change ViewInst): UINT64_MAX when none counts. */
+static uint64_t instret_room(const struct dpmu_core *c)
+{
+	uint64_t room = UINT64_MAX;
+	for (unsigned i = 0; i < DPMU_ETM_COUNTERS; i++) {
+		if (!(c->etm_run.instret_cnt & (1u << i)))
+			continue;
+		uint64_t v = reg(c, DPMU_TRCCNTVR(i));
+		if ((v ? v : 1) < room)
+			room = v ? v : 1; /* at zero with RLDSELF: the next one reloads */
+	}
+	return room;
 }
 
 /* Counter i after n occurrences of what fired: whether it changed. */
 static bool count(struct dpmu_core *c, unsigned i, const struct rs_in *with, uint64_t n)
 {
-	unsigned field = DPMU_TRCCNTCTLR_CNTEVENT(reg(c, DPMU_TRCCNTCTLR(i)));
-	/* The input counts when it makes the counter's event true. */
-	if (!event_field(c, field, with) || event_field(c, field, &no_input))
+	if (!counts_on(c, i, with))
 		return false;
 	uint64_t *v = &c->etm.reg[DPMU_TRCCNTVR(i) >> 2];
-	if (*v == 0 && !(reg(c, DPMU_TRCCNTCTLR(i)) & DPMU_TRCCNTCTLR_RLDSELF))
-		return false;
 	uint64_t left = n;
 	while (left) {
 		if (*v == 0) {
@@ -246,7 +277,8 @@ void dpmu_etm_run_enable(struct dpmu_core *c, bool on)
 		if (ss || ie || uses_group(c, sels, DPMU_ETM_RS_SINGLE, NULL) ||
 		    uses_group(c, sels, DPMU_ETM_RS_RANGE, NULL))
 			r->per_insn |= PER_INSN_ADDR;
-		if (fired_by(r, DPMU_ETM_INST_RETIRED))
+		r->instret_sel = fired_by(r, DPMU_ETM_INST_RETIRED);
+		if (r->instret_sel)
 			r->per_insn |= PER_INSN_INSTRET;
 		r->ss_on = !ss || (reg(c, DPMU_TRCVICTLR) & DPMU_TRCVICTLR_SSSTATUS);
 		r->seen_n = r->traced = 0;
@@ -272,12 +304,25 @@ int dpmu_model_etm_attach(struct dpmu_model *m, unsigned core, struct dpmu_etm_s
 	return 0;
 }
 
-void dpmu_model_etm_watch(struct dpmu_model *m, dpmu_etm_watch_fn fn, void *ctx)
+void dpmu_model_etm_watch(struct dpmu_model *m, dpmu_etm_watch_fn fn, dpmu_etm_clock_fn clock,
+			  void *ctx)
 {
 	for (unsigned i = 0; m && i < m->ncores; i++) {
 		m->cores[i].etm_run.watch = fn;
+		m->cores[i].etm_run.clock = clock;
 		m->cores[i].etm_run.watch_ctx = ctx;
 	}
+}
+
+/* The timestamp an encoder call may write: read from the clock only when
+ * the call may make a timestamp packet (a start, or a sync that may come
+ * due: at most 10 bytes, an atom and an address, before it), since reading
+ * the system's time is not free and most instructions need none. */
+static uint64_t stamp(const struct dpmu_etm_run *r)
+{
+	const struct dpmu_etm_encoder *e = &r->enc;
+	bool may = e->ts && (!e->on || e->sync_due || e->since_sync + 10 >= (1ull << e->sync_log2));
+	return may && r->clock ? r->clock(r->watch_ctx) : 0;
 }
 
 void dpmu_model_etm_seen(struct dpmu_model *m, unsigned core, dpmu_etm_seen_fn fn, void *ctx)
@@ -336,8 +381,29 @@ static bool addr_terms(struct dpmu_core *c, uint64_t pc)
 	return event_field(c, DPMU_TRCVICTLR_EVENT(reg(c, DPMU_TRCVICTLR)), &at);
 }
 
+/* ViewInst for the next instruction when no address term applies: the
+ * rest of a traced block, or the EVENT resource in a traced level. */
+static inline bool view_plain(const struct dpmu_etm_run *r, bool el_ok)
+{
+	return r->mid_block || (el_ok && r->event_on);
+}
+
+/* The instruction at index seen_n is traced (traced) or not. */
+static inline void account(struct dpmu_etm_run *r, bool traced, uint64_t n)
+{
+	if (traced) {
+		if (r->first == UINT64_MAX)
+			r->first = r->seen_n;
+		r->last = r->seen_n + n - 1;
+		r->traced += n;
+	} else if (r->open) {
+		dpmu_etm_encoder_gap(&r->enc);
+	}
+	r->open = traced;
+}
+
 void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu_etm_insn *in,
-			  size_t n, uint64_t timestamp)
+			  size_t n)
 {
 	if (!m || core >= m->ncores)
 		return;
@@ -348,35 +414,70 @@ void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu
 	r->enc.el = c->el;
 	r->enc.ns = c->sec == DPMU_NONSECURE;
 	const bool el_ok = el_traced(c);
-	const unsigned instret = r->per_insn & PER_INSN_INSTRET ? fired_by(r, DPMU_ETM_INST_RETIRED)
-								 : 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct dpmu_etm_insn *x = &in[i];
-		bool view;
-		if (r->mid_block)
-			view = true; /* the rest of a traced block */
-		else if (r->per_insn & PER_INSN_ADDR)
-			view = el_ok && addr_terms(c, x->pc);
-		else
-			view = el_ok && r->event_on;
-		if (view) {
-			if (r->first == UINT64_MAX)
-				r->first = r->seen_n;
-			r->last = r->seen_n;
-			r->traced++;
-			r->mid_block = x->branch == DPMU_ETM_NOT_BRANCH;
-			dpmu_etm_encoder_insn(&r->enc, x, timestamp);
-		} else if (r->open) {
-			dpmu_etm_encoder_gap(&r->enc);
+	size_t i = 0;
+	while (i < n) {
+		/* a segment in which no INST_RETIRED counter reaches zero: the
+		 * counters' part of ViewInst holds throughout */
+		size_t k = n - i;
+		uint64_t room = instret_room(c);
+		if (room < k)
+			k = (size_t)room;
+		for (size_t j = i; j < i + k; j++) {
+			const struct dpmu_etm_insn *x = &in[j];
+			bool view = (r->per_insn & PER_INSN_ADDR) && !r->mid_block
+					    ? el_ok && addr_terms(c, x->pc)
+					    : view_plain(r, el_ok);
+			account(r, view, 1);
+			if (view) {
+				r->mid_block = x->branch == DPMU_ETM_NOT_BRANCH;
+				dpmu_etm_encoder_insn(&r->enc, x, stamp(r));
+			}
+			if (r->seen)
+				r->seen(r->seen_ctx, core, r->seen_n, x->pc, view);
+			r->seen_n++;
 		}
-		r->open = view;
-		if (r->seen)
-			r->seen(r->seen_ctx, core, r->seen_n, x->pc, view);
-		r->seen_n++;
-		/* the instruction's own INST_RETIRED counts after its ViewInst */
-		if (instret)
-			inputs(c, instret, 1);
+		/* each instruction's own INST_RETIRED counts after its ViewInst */
+		if (r->instret_cnt)
+			inputs(c, r->instret_sel, k);
+		i += k;
 	}
+}
+
+bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc,
+			  const struct dpmu_etm_insn *last, size_t n)
+{
+	if (!m || core >= m->ncores || n == 0)
+		return false;
+	struct dpmu_core *c = &m->cores[core];
+	struct dpmu_etm_run *r = &c->etm_run;
+	if (!r->active)
+		return true;
+	/* every instruction's address matters, or a counter reaches zero
+	 * inside the block: instruction by instruction */
+	if ((r->per_insn & PER_INSN_ADDR) || r->seen || instret_room(c) < n)
+		return false;
+	r->enc.el = c->el;
+	r->enc.ns = c->sec == DPMU_NONSECURE;
+	/* what the first instruction's ViewInst says holds for the block:
+	 * nothing changes inside it, and a traced block is traced whole */
+	bool view = view_plain(r, el_traced(c));
+	account(r, view, n);
+	if (view) {
+		if (n > 1 && !r->enc.on) {
+			/* the block's start starts the trace; its other
+			 * instructions before the last are not P0 elements and
+			 * write nothing */
+			const struct dpmu_etm_insn first = { first_pc, first_pc + 4,
+							     DPMU_ETM_NOT_BRANCH, false };
+			dpmu_etm_encoder_insn(&r->enc, &first, stamp(r));
+		}
+		dpmu_etm_encoder_insn(&r->enc, last, stamp(r));
+		r->mid_block = last->branch == DPMU_ETM_NOT_BRANCH;
+	}
+	r->seen_n += n;
+	if (r->instret_cnt)
+		inputs(c, r->instret_sel, n);
+	return true;
 }
 
 bool dpmu_model_etm_timestamp(struct dpmu_model *m, unsigned core, uint64_t timestamp)

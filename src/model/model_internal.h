@@ -246,6 +246,7 @@ struct dpmu_etm {
 struct dpmu_etm_run {
 	struct dpmu_etm_sink *sink;     /* attached trace sink (not owned), or NULL */
 	dpmu_etm_watch_fn watch;        /* told when `active` changes */
+	dpmu_etm_clock_fn clock;        /* the timestamps */
 	void *watch_ctx;
 	dpmu_etm_seen_fn seen;          /* told of every instruction given */
 	void *seen_ctx;
@@ -254,6 +255,8 @@ struct dpmu_etm_run {
 	uint8_t extin[DPMU_ETM_EXTINSEL];/* TRCEXTINSELR.SELn: PMU event numbers */
 	uint8_t extin_used;             /* selectors some resource reads */
 	uint8_t per_insn;               /* what ViewInst must look at per instruction */
+	uint8_t instret_sel;            /* the selectors INST_RETIRED fires */
+	uint8_t instret_cnt;            /* counters INST_RETIRED decrements now */
 	bool event_on;                  /* TRCVICTLR.EVENT's resource, at the last change */
 	bool ss_on;                     /* the start/stop logic's state */
 	bool open;                      /* ViewInst at the last instruction */

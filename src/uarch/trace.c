@@ -15,9 +15,14 @@ static void watch(void *ctx, unsigned core, bool active)
 		u->cores[core].trace_on = active;
 }
 
+static uint64_t clock_ns(void *ctx)
+{
+	return dpmu_uarch_time_ns(ctx);
+}
+
 void dpmu_uarch_trace_init(struct dpmu_uarch *u)
 {
-	dpmu_model_etm_watch(u->model, watch, u);
+	dpmu_model_etm_watch(u->model, watch, clock_ns, u);
 	for (unsigned i = 0; i < u->ncores; i++)
 		u->cores[i].trace_on = dpmu_model_etm_active(u->model, i);
 }
@@ -37,35 +42,48 @@ static enum dpmu_etm_branch branch_of(const struct dpmu_insn *in)
 	return DPMU_ETM_DIRECT;
 }
 
+/* in as the trace unit sees it; the last of a block takes its outcome
+ * from next_pc. */
+static void etm_insn(const struct dpmu_insn *x, bool block_last, uint64_t next_pc,
+		     struct dpmu_etm_insn *e)
+{
+	uint64_t fall = x->pc + (x->isize ? x->isize : 4);
+	e->pc = x->pc;
+	e->branch = branch_of(x);
+	e->taken = false;
+	e->next = fall;
+	if (e->branch != DPMU_ETM_DIRECT && e->branch != DPMU_ETM_INDIRECT)
+		return;
+	if (block_last) {
+		uint64_t to = next_pc ? next_pc : fall;
+		e->taken = to != fall || x->br_kind != DPMU_BR_COND;
+		e->next = to;
+	} else {
+		e->taken = x->taken;
+		e->next = x->taken ? x->addr : fall;
+	}
+}
+
 void dpmu_uarch_trace_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  size_t n, bool block, uint64_t next_pc)
 {
+	if (!n)
+		return;
+	if (block) {
+		/* a translated block: only its last instruction can be a P0
+		 * element, and the trace unit most often needs no other */
+		struct dpmu_etm_insn last;
+		etm_insn(&in[n - 1], true, next_pc, &last);
+		if (dpmu_model_etm_block(u->model, c->id, in[0].pc, &last, n))
+			return;
+	}
 	enum { CHUNK = 64 };
 	struct dpmu_etm_insn buf[CHUNK];
-	const uint64_t now = dpmu_uarch_time_ns(u);
 	for (size_t done = 0; done < n;) {
 		size_t k = n - done < CHUNK ? n - done : CHUNK;
-		for (size_t i = 0; i < k; i++) {
-			const struct dpmu_insn *x = &in[done + i];
-			struct dpmu_etm_insn *e = &buf[i];
-			uint64_t fall = x->pc + (x->isize ? x->isize : 4);
-			e->pc = x->pc;
-			e->branch = branch_of(x);
-			e->taken = false;
-			e->next = fall;
-			if (e->branch != DPMU_ETM_DIRECT && e->branch != DPMU_ETM_INDIRECT)
-				continue;
-			bool last = done + i + 1 == n;
-			if (block && last) {
-				uint64_t to = next_pc ? next_pc : fall;
-				e->taken = to != fall || x->br_kind != DPMU_BR_COND;
-				e->next = to;
-			} else {
-				e->taken = x->taken;
-				e->next = x->taken ? x->addr : fall;
-			}
-		}
-		dpmu_model_etm_insns(u->model, c->id, buf, k, now);
+		for (size_t i = 0; i < k; i++)
+			etm_insn(&in[done + i], block && done + i + 1 == n, next_pc, &buf[i]);
+		dpmu_model_etm_insns(u->model, c->id, buf, k);
 		done += k;
 	}
 }

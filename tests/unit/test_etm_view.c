@@ -47,7 +47,7 @@ static struct fx *fx_new(void)
 	f->m = conf_model(NULL);
 	struct dpmu_err err;
 	assert_int_equal(dpmu_etm_sink_init(&f->sink, 1 << 16, &err), 0);
-	dpmu_model_etm_watch(f->m, on_watch, f);
+	dpmu_model_etm_watch(f->m, on_watch, NULL, f);
 	conf_xwr(f->m, ETM, DPMU_TRCLAR, DPMU_TRCLAR_KEY);
 	conf_xwr(f->m, ETM, DPMU_TRCOSLAR, 0);
 	/* EL0 non-secure only, as dynpmu trace record programs it */
@@ -60,7 +60,7 @@ static struct fx *fx_new(void)
 
 static void fx_free(struct fx *f)
 {
-	dpmu_model_etm_watch(f->m, NULL, NULL);
+	dpmu_model_etm_watch(f->m, NULL, NULL, NULL);
 	dpmu_model_destroy(f->m);
 	dpmu_etm_sink_free(&f->sink);
 	free(f);
@@ -82,7 +82,7 @@ static void feed(struct fx *f, uint64_t pc, unsigned n, bool plain)
 	for (unsigned i = 0; i < n; i++)
 		in[i] = (struct dpmu_etm_insn){ pc + 4 * i, pc + 4 * i + 4,
 						plain ? DPMU_ETM_NOT_BRANCH : DPMU_ETM_DIRECT, false };
-	dpmu_model_etm_insns(f->m, 0, in, n, 0);
+	dpmu_model_etm_insns(f->m, 0, in, n);
 }
 
 static struct dpmu_etm_status status(struct fx *f)
@@ -236,6 +236,40 @@ static void ranges_start_stop_and_the_el_filter(void **state)
 	fx_free(f);
 }
 
+/* A translated block given by its first address and last instruction
+ * (dpmu_model_etm_block) leaves the trace unit as one by one would: the
+ * same trace bytes and counts, the window's end included. */
+static void a_block_at_once_is_the_same_as_one_by_one(void **state)
+{
+	(void)state;
+	struct fx *one = fx_new(), *blk = fx_new();
+	program_window(one, 20);
+	program_window(blk, 20);
+	start(one);
+	start(blk);
+	struct dpmu_etm_insn in[8];
+	for (unsigned rep = 0; rep < 6; rep++) {
+		uint64_t b = 0x3000 + 0x40 * (rep % 2);
+		for (unsigned i = 0; i < 8; i++)
+			in[i] = (struct dpmu_etm_insn){ b + 4 * i, b + 4 * i + 4, DPMU_ETM_NOT_BRANCH,
+							false };
+		in[7] = (struct dpmu_etm_insn){ b + 28, 0x3040 - 0x40 * (rep % 2), DPMU_ETM_DIRECT,
+						true };
+		dpmu_model_etm_insns(one->m, 0, in, 8);
+		if (!dpmu_model_etm_block(blk->m, 0, in[0].pc, &in[7], 8))
+			dpmu_model_etm_insns(blk->m, 0, in, 8); /* the window closes inside */
+	}
+	struct dpmu_etm_status a = status(one), b = status(blk);
+	assert_int_equal(a.traced, 24); /* 20, then the rest of the third block */
+	assert_int_equal(b.traced, a.traced);
+	assert_int_equal(b.last, a.last);
+	assert_int_equal(b.seen, a.seen);
+	assert_int_equal(one->sink.written, blk->sink.written);
+	assert_memory_equal(one->sink.buf, blk->sink.buf, one->sink.written);
+	fx_free(one);
+	fx_free(blk);
+}
+
 /* 0x2000 nop; 0x2004 nop; 0x2008 svc #0; 0x200c b 0x2000 */
 static const uint32_t svc_code[] = { 0xD503201F, 0xD503201F, 0xD4000001, 0x17FFFFFD };
 
@@ -260,7 +294,7 @@ static void an_svc_decodes_as_an_exception(void **state)
 		in[4 * k + 2] = (struct dpmu_etm_insn){ b + 8, b + 12, DPMU_ETM_EXCEPTION, false };
 		in[4 * k + 3] = (struct dpmu_etm_insn){ b + 12, b, DPMU_ETM_DIRECT, true };
 	}
-	dpmu_model_etm_insns(f->m, 0, in, 12, 0);
+	dpmu_model_etm_insns(f->m, 0, in, 12);
 	uint8_t raw[4096];
 	size_t len = dpmu_etm_sink_fill(&f->sink);
 	assert_true(len <= sizeof raw);
@@ -288,6 +322,7 @@ int main(void)
 		cmocka_unit_test(inst_retired_closes_the_window_exactly),
 		cmocka_unit_test(a_traced_block_is_traced_to_its_end),
 		cmocka_unit_test(ranges_start_stop_and_the_el_filter),
+		cmocka_unit_test(a_block_at_once_is_the_same_as_one_by_one),
 		cmocka_unit_test(an_svc_decodes_as_an_exception),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

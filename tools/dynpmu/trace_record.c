@@ -57,6 +57,8 @@ struct rec_ctx {
 	struct dpmu_backend *b;
 	unsigned cpu;
 	struct dpmu_tracedir *t;
+	const struct dpmu_etm_sink *sink;
+	uint64_t *snap_at;            /* the sink's byte count at each reading's timestamp */
 	size_t snapcap;
 	FILE *executed;
 	int err;                      /* errno of a failed --executed write */
@@ -229,7 +231,9 @@ static void etm_config(const struct rec_opts *o, uint8_t trigger_code, bool trig
 	c->configr = DPMU_TRCCONFIGR_TS;
 	c->traceidr = TRACE_ID_BASE + o->cpu;
 	c->syncpr = SYNC_PERIOD;
-	c->extinselr = trigger_code | DPMU_ETM_INST_RETIRED << 8;
+	/* INST_RETIRED only with a window: counting it costs the trace unit
+	 * a look at every block */
+	c->extinselr = trigger_code | (o->window ? DPMU_ETM_INST_RETIRED << 8 : 0);
 	c->rsctlr[2] = EXTIN | 1u;
 	c->rsctlr[3] = COUNTER | 1u;
 	c->rsctlr[4] = COUNTER | 1u;
@@ -238,7 +242,7 @@ static void etm_config(const struct rec_opts *o, uint8_t trigger_code, bool trig
 	c->rsctlr[7] = COUNTER | 1u;
 	c->cntctlr[0] = 2;                          /* CNTEVENT: RS2 */
 	c->cntvr[0] = trigger ? (uint32_t)t->trigger_count + 1 : 0;
-	c->cntctlr[1] = DPMU_ETM_EVENT_PAIR | 3;    /* CNTEVENT: pair 3 */
+	c->cntctlr[1] = o->window ? DPMU_ETM_EVENT_PAIR | 3 : 0; /* CNTEVENT: pair 3, or FALSE */
 	c->cntvr[1] = (uint32_t)o->window;
 	c->victlr = (o->window ? DPMU_ETM_EVENT_PAIR | 2 : 3) | DPMU_TRCVICTLR_SSSTATUS |
 		    DPMU_TRCVICTLR_EXLEVEL_S(0) | DPMU_TRCVICTLR_EXLEVEL_S(1) |
@@ -278,11 +282,16 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 		if (cap > DPMU_TRACEDIR_MAX_SNAPSHOTS)
 			return 0; /* enough readings: the rest of the window has none */
 		struct dpmu_tracedir_snapshot *n = realloc(t->snap, cap * sizeof *n);
-		if (!n)
+		if (n)
+			t->snap = n;
+		uint64_t *at = realloc(x->snap_at, cap * sizeof *at);
+		if (at)
+			x->snap_at = at;
+		if (!n || !at)
 			return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for PMU readings");
-		t->snap = n;
 		x->snapcap = cap;
 	}
+	x->snap_at[t->nsnap] = x->sink->written;
 	struct dpmu_tracedir_snapshot *sn = &t->snap[t->nsnap++];
 	memset(sn, 0, sizeof *sn);
 	sn->time_ns = t1;
@@ -353,7 +362,7 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 	struct dpmu_etm_sink sink;
 	if ((rc = dpmu_etm_sink_init(&sink, (size_t)o->buffer, err)))
 		goto out;
-	struct rec_ctx x = { .b = b, .cpu = o->cpu, .t = &t };
+	struct rec_ctx x = { .b = b, .cpu = o->cpu, .t = &t, .sink = &sink };
 	if (o->executed && !(x.executed = fopen(o->executed, "w"))) {
 		rc = dpmu_err_set(err, DPMU_EIO, "--executed %s: %s", o->executed, strerror(errno));
 		goto out_sink;
@@ -392,6 +401,12 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 	t.sink_written = sink.written;
 	t.wrapped = sink.wrapped;
 	t.trace_len = dpmu_etm_sink_fill(&sink);
+	/* the readings whose timestamps the sink still holds */
+	size_t keep = 0;
+	while (keep < t.nsnap && x.snap_at[keep] < sink.written - t.trace_len)
+		keep++;
+	memmove(t.snap, t.snap + keep, (t.nsnap - keep) * sizeof *t.snap);
+	t.nsnap -= keep;
 	t.trace = malloc(t.trace_len ? t.trace_len : 1);
 	if (!t.trace && !rc)
 		rc = dpmu_err_set(err, DPMU_ENOMEM, "out of memory copying the trace");
@@ -429,6 +444,7 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 out_sess:
 	dpmu_mon_session_destroy(s);
 out_exec:
+	free(x.snap_at);
 	if (x.executed && fclose(x.executed) && !rc)
 		rc = dpmu_err_set(err, DPMU_EIO, "--executed %s: %s", o->executed, strerror(errno));
 out_sink:

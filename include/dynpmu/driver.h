@@ -273,7 +273,7 @@ int dpmu_drv_frame_unlock(struct dpmu_drv *d, struct dpmu_drv_frame f, bool unlo
 
 /* What dpmu_drv_etm_start writes (field layouts: dynpmu/etm.h). */
 struct dpmu_drv_etm_config {
-	uint32_t configr, traceidr, syncpr, tsctlr;
+	uint32_t configr, traceidr, syncpr, tsctlr, ccctlr;
 	uint32_t extinselr;                  /* TRCEXTINSELR.SEL0-3: PMU event numbers */
 	uint32_t victlr, viiectlr, vissctlr; /* ViewInst */
 	uint32_t cntrldvr[2], cntctlr[2], cntvr[2];

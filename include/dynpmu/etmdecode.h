@@ -33,6 +33,8 @@ enum dpmu_etm_elem_kind {
 	DPMU_ETM_ELEM_TIMESTAMP = 2,  /* value in start */
 	DPMU_ETM_ELEM_NO_SYNC = 3,    /* decoder lost sync (start: trace offset) */
 	DPMU_ETM_ELEM_NO_IMAGE = 4,   /* code not in the image at start */
+	DPMU_ETM_ELEM_CYCLES = 5,     /* cycles (in start) up to the last P0 element; 0: unknown */
+	DPMU_ETM_ELEM_EXCEPTION = 6,  /* an exception; start: its preferred return address */
 };
 
 struct dpmu_etm_elem {

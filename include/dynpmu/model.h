@@ -241,10 +241,22 @@ struct dpmu_etm_encoder {
 	unsigned sync_log2;
 	uint64_t since_sync;      /* bytes since the last A-sync */
 	bool sync_due;
+	/* Cycle counting (TRCCONFIGR.CCI): the core's cycle count now (set
+	 * with dpmu_etm_encoder_cycles), at the last count written, and
+	 * whether a P0 element since then waits for its count. */
+	bool cci;
+	uint32_t cc_threshold;    /* TRCCCCTLR.THRESHOLD */
+	uint64_t cc_now, cc_last;
+	bool cc_pending;
 };
 
 void dpmu_etm_encoder_init(struct dpmu_etm_encoder *e, struct dpmu_etm_sink *sink,
-			   uint32_t trcconfigr, uint32_t trcsyncpr);
+			   uint32_t trcconfigr, uint32_t trcsyncpr, uint32_t trcccctlr);
+/* With CCI: the core's cycle count is now `cycles`. The P0 elements
+ * written since the last count get a Cycle Count packet with the cycles
+ * since then, once they reach TRCCCCTLR.THRESHOLD (fewer wait for the next
+ * element). Call it before each run of instructions. */
+void dpmu_etm_encoder_cycles(struct dpmu_etm_encoder *e, uint64_t cycles);
 /* An instruction ViewInst lets through. The first after a gap starts the
  * trace (sync, Trace On, address with context, a timestamp when TS). */
 void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_insn *in,
@@ -269,8 +281,10 @@ bool dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t timestamp);
  * engine delivers it (docs/model.md: at most a delivery batch late), and
  * INST_RETIRED exactly, with each instruction. */
 typedef void (*dpmu_etm_watch_fn)(void *ctx, unsigned core, bool active);
-/* The system's time in ns, read when a timestamp packet is made. */
+/* The system's time in ns, read when a timestamp packet is made; a
+ * core's cycle count, read for cycle counting (TRCCONFIGR.CCI). */
 typedef uint64_t (*dpmu_etm_clock_fn)(void *ctx);
+typedef uint64_t (*dpmu_etm_cycles_fn)(void *ctx, unsigned core);
 /* index counts the instructions given since the trace unit was enabled. */
 typedef void (*dpmu_etm_seen_fn)(void *ctx, unsigned core, uint64_t index, uint64_t pc,
 				 bool traced);
@@ -280,10 +294,10 @@ typedef void (*dpmu_etm_seen_fn)(void *ctx, unsigned core, uint64_t index, uint6
 int dpmu_model_etm_attach(struct dpmu_model *m, unsigned core, struct dpmu_etm_sink *sink,
 			  struct dpmu_err *err);
 /* The engine's hook: fn is called whenever a core's trace unit becomes
- * active or stops, and clock gives the trace's timestamps (one watcher per
- * model; clock NULL: timestamps 0). */
+ * active or stops, clock gives the trace's timestamps and cycles the
+ * cores' cycle counts (one watcher per model; NULL: 0). */
 void dpmu_model_etm_watch(struct dpmu_model *m, dpmu_etm_watch_fn fn, dpmu_etm_clock_fn clock,
-			  void *ctx);
+			  dpmu_etm_cycles_fn cycles, void *ctx);
 /* Every instruction given to core's trace unit, traced or not (a check of
  * a decoder against what executed); fn NULL removes it. */
 void dpmu_model_etm_seen(struct dpmu_model *m, unsigned core, dpmu_etm_seen_fn fn, void *ctx);

@@ -52,6 +52,14 @@ static ocsd_datapath_resp_t on_elem(const void *p, const ocsd_trc_index_t index,
 	case OCSD_GEN_TRC_ELEM_NO_SYNC:
 		out.kind = DPMU_ETM_ELEM_NO_SYNC;
 		break;
+	case OCSD_GEN_TRC_ELEM_CYCLE_COUNT:
+		out.kind = DPMU_ETM_ELEM_CYCLES;
+		out.start = el->cycle_count;
+		break;
+	case OCSD_GEN_TRC_ELEM_EXCEPTION:
+		out.kind = DPMU_ETM_ELEM_EXCEPTION;
+		out.start = el->en_addr;
+		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
 		out.kind = DPMU_ETM_ELEM_NO_IMAGE;
 		out.start = el->st_addr;

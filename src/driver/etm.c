@@ -73,6 +73,7 @@ int dpmu_drv_etm_start(struct dpmu_drv *d, unsigned cpu, const struct dpmu_drv_e
 	} w[] = {
 		{ DPMU_TRCCONFIGR, c->configr },   { DPMU_TRCTRACEIDR, c->traceidr },
 		{ DPMU_TRCSYNCPR, c->syncpr },     { DPMU_TRCTSCTLR, c->tsctlr },
+		{ DPMU_TRCCCCTLR, c->ccctlr },
 		{ DPMU_TRCEVENTCTL0R, 0 },         { DPMU_TRCEVENTCTL1R, 0 },
 		{ DPMU_TRCEXTINSELR, c->extinselr }, { DPMU_TRCVICTLR, c->victlr },
 		{ DPMU_TRCVIIECTLR, c->viiectlr }, { DPMU_TRCVISSCTLR, c->vissctlr },

@@ -3,7 +3,8 @@
  * 0064 chapter 6) written into a circular trace sink. The packets, with
  * their IHI 0064 header values:
  *   A-sync          0x00 x 11, 0x80
- *   Trace Info      0x01, PLCTL (INFO present), INFO (cycle counting off)
+ *   Trace Info      0x01, PLCTL (INFO present; CYCT too with cycle counting),
+ *                   INFO (bit 0: cycle counting), CYCT (the threshold)
  *   Trace On        0x04
  *   Timestamp       0x02, the value 7 bits a byte, low first, bit 7 "more"
  *                   (the ninth byte carries 8 bits)
@@ -13,6 +14,9 @@
  *                   the 4-byte context ID if C
  *   Long address    0x9D (64-bit, IS0), the address as above
  *   Atom format 1   0xF6 (N) / 0xF7 (E)
+ *   Cycle Count     0x0E (format 1, TRCIDR0.COMMOPT = 1: no commit field), the
+ *                   count less the threshold, 7 bits a byte, low first;
+ *                   0x0F when the 12-bit counter (TRCIDR2.CCSIZE) saturated
  *   Exception       0x06, the info byte (E1:E0 0b01: the address that follows
  *                   is the preferred return address; TYPE 0x02: Call, an SVC),
  *                   then the long address packet of that return address
@@ -29,6 +33,9 @@
 #define HDR_TRACE_INFO 0x01u
 #define HDR_TIMESTAMP 0x02u
 #define HDR_EXCEPTION 0x06u
+#define HDR_CCOUNT_F1 0x0Eu
+#define HDR_CCOUNT_F1_UNKNOWN 0x0Fu
+#define CC_MAX 0xFFFu           /* TRCIDR2.CCSIZE: 12 bits */
 #define EXC_INFO_CALL ((0x02u << 1) | 0x01u) /* TYPE Call, E1:E0 = 0b01 */
 #define HDR_TRACE_ON 0x04u
 #define HDR_ADDR_CTXT_L_64IS0 0x85u
@@ -111,18 +118,25 @@ static size_t context(const struct dpmu_etm_encoder *e, uint8_t *p)
 
 static void sync(struct dpmu_etm_encoder *e)
 {
-	uint8_t p[ASYNC_ZEROS + 1 + 3];
+	uint8_t p[ASYNC_ZEROS + 1 + 3 + 2];
 	memset(p, 0, ASYNC_ZEROS);
 	p[ASYNC_ZEROS] = 0x80;
-	/* Trace Info: PLCTL says only the INFO section follows; INFO 0: no
-	 * cycle counting, no conditional or data trace. */
-	p[ASYNC_ZEROS + 1] = HDR_TRACE_INFO;
-	p[ASYNC_ZEROS + 2] = 0x01;
-	p[ASYNC_ZEROS + 3] = 0x00;
+	size_t n = ASYNC_ZEROS + 1;
+	/* Trace Info: PLCTL names the sections that follow: INFO (bit 0 set
+	 * with cycle counting; no conditional or data trace), and with cycle
+	 * counting CYCT, the threshold (at most 12 bits: two 7-bit bytes). */
+	p[n++] = HDR_TRACE_INFO;
+	p[n++] = e->cci ? 0x09 : 0x01;
+	p[n++] = e->cci ? 0x01 : 0x00;
+	if (e->cci) {
+		p[n++] = (uint8_t)((e->cc_threshold & 0x7f) | (e->cc_threshold > 0x7f ? 0x80 : 0));
+		if (e->cc_threshold > 0x7f)
+			p[n++] = (uint8_t)(e->cc_threshold >> 7);
+	}
 	e->since_sync = 0;
 	e->sync_due = false;
 	e->synced = true;
-	put(e, p, sizeof p);
+	put(e, p, n);
 }
 
 static void addr_ctxt(struct dpmu_etm_encoder *e, uint64_t a)
@@ -159,11 +173,41 @@ bool dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t ts)
 	return true;
 }
 
+void dpmu_etm_encoder_cycles(struct dpmu_etm_encoder *e, uint64_t cycles)
+{
+	e->cc_now = cycles;
+	if (!e->cc_pending || !e->on || cycles - e->cc_last < e->cc_threshold)
+		return;
+	uint64_t count = cycles - e->cc_last;
+	uint8_t p[4];
+	size_t n = 0;
+	if (count > CC_MAX) {
+		p[n++] = HDR_CCOUNT_F1_UNKNOWN;
+	} else {
+		p[n++] = HDR_CCOUNT_F1;
+		uint64_t v = count - e->cc_threshold;
+		do {
+			p[n] = (uint8_t)(v & 0x7f);
+			v >>= 7;
+			if (v)
+				p[n] |= 0x80;
+			n++;
+		} while (v);
+	}
+	put(e, p, n);
+	e->cc_last = cycles;
+	e->cc_pending = false;
+}
+
 void dpmu_etm_encoder_init(struct dpmu_etm_encoder *e, struct dpmu_etm_sink *sink,
-			   uint32_t trcconfigr, uint32_t trcsyncpr)
+			   uint32_t trcconfigr, uint32_t trcsyncpr, uint32_t trcccctlr)
 {
 	*e = (struct dpmu_etm_encoder){ 0 };
 	e->sink = sink;
+	e->cci = trcconfigr & DPMU_TRCCONFIGR_CCI;
+	/* below TRCIDR3.CCITMIN the threshold is CCITMIN */
+	uint32_t th = trcccctlr & CC_MAX;
+	e->cc_threshold = th < dpmu_etm_default.ccitmin ? dpmu_etm_default.ccitmin : th;
 	e->ts = trcconfigr & DPMU_TRCCONFIGR_TS;
 	e->cid = trcconfigr & DPMU_TRCCONFIGR_CID;
 	e->vmid = trcconfigr & DPMU_TRCCONFIGR_VMID;
@@ -183,7 +227,7 @@ void dpmu_etm_encoder_gap(struct dpmu_etm_encoder *e)
 void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_insn *in,
 			   uint64_t timestamp)
 {
-	if (e->on && in->branch == DPMU_ETM_DIRECT && !e->sync_due) {
+	if (e->on && in->branch == DPMU_ETM_DIRECT && !e->sync_due && !e->cci) {
 		/* the common case: one atom into a sink with room before its end */
 		struct dpmu_etm_sink *s = e->sink;
 		if (s->wr + 1 < s->size && e->since_sync + 1 < (1ull << e->sync_log2)) {
@@ -205,6 +249,8 @@ void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_ins
 		}
 		addr_ctxt(e, in->pc);
 		e->on = true;
+		e->cc_last = e->cc_now; /* counting starts with the trace */
+		e->cc_pending = false;
 		dpmu_etm_encoder_timestamp(e, timestamp);
 	}
 	if (in->branch == DPMU_ETM_NOT_BRANCH)
@@ -221,6 +267,7 @@ void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_ins
 		n += addr64(p + n, in->next);
 		put(e, p, n);
 		e->on = false;
+		e->cc_pending = e->cci;
 		return;
 	}
 	p[n++] = in->taken ? HDR_ATOM_F1_E : HDR_ATOM_F1_N;
@@ -229,6 +276,7 @@ void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_ins
 		n += addr64(p + n, in->next);
 	}
 	put(e, p, n);
+	e->cc_pending = e->cci;
 	if (e->sync_due) {
 		/* After a P0 element nothing is pending: resynchronise at the
 		 * next instruction, with its address. */

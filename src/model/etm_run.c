@@ -249,7 +249,7 @@ static void set_active(struct dpmu_core *c)
 	c->live_gen++; /* external inputs become live, or stop being */
 	if (a) {
 		dpmu_etm_encoder_init(&r->enc, r->sink, (uint32_t)reg(c, DPMU_TRCCONFIGR),
-				      (uint32_t)reg(c, DPMU_TRCSYNCPR));
+				      (uint32_t)reg(c, DPMU_TRCSYNCPR), (uint32_t)reg(c, DPMU_TRCCCCTLR));
 		r->enc.el = c->el;
 		r->enc.ns = c->sec == DPMU_NONSECURE;
 		r->enc.context_id = (uint32_t)reg(c, DPMU_TRCCIDCVR0);
@@ -305,11 +305,12 @@ int dpmu_model_etm_attach(struct dpmu_model *m, unsigned core, struct dpmu_etm_s
 }
 
 void dpmu_model_etm_watch(struct dpmu_model *m, dpmu_etm_watch_fn fn, dpmu_etm_clock_fn clock,
-			  void *ctx)
+			  dpmu_etm_cycles_fn cycles, void *ctx)
 {
 	for (unsigned i = 0; m && i < m->ncores; i++) {
 		m->cores[i].etm_run.watch = fn;
 		m->cores[i].etm_run.clock = clock;
+		m->cores[i].etm_run.cycles = cycles;
 		m->cores[i].etm_run.watch_ctx = ctx;
 	}
 }
@@ -381,6 +382,17 @@ static bool addr_terms(struct dpmu_core *c, uint64_t pc)
 	return event_field(c, DPMU_TRCVICTLR_EVENT(reg(c, DPMU_TRCVICTLR)), &at);
 }
 
+/* A run of instructions begins: with cycle counting, the core's cycles
+ * so far time the P0 elements before it. */
+static inline void run_begins(struct dpmu_core *c)
+{
+	struct dpmu_etm_run *r = &c->etm_run;
+	r->enc.el = c->el;
+	r->enc.ns = c->sec == DPMU_NONSECURE;
+	if (r->enc.cci && r->cycles)
+		dpmu_etm_encoder_cycles(&r->enc, r->cycles(r->watch_ctx, c->id));
+}
+
 /* ViewInst for the next instruction when no address term applies: the
  * rest of a traced block, or the EVENT resource in a traced level. */
 static inline bool view_plain(const struct dpmu_etm_run *r, bool el_ok)
@@ -411,8 +423,7 @@ void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu
 	struct dpmu_etm_run *r = &c->etm_run;
 	if (!r->active)
 		return;
-	r->enc.el = c->el;
-	r->enc.ns = c->sec == DPMU_NONSECURE;
+	run_begins(c);
 	const bool el_ok = el_traced(c);
 	size_t i = 0;
 	while (i < n) {
@@ -456,8 +467,7 @@ bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc
 	 * inside the block: instruction by instruction */
 	if ((r->per_insn & PER_INSN_ADDR) || r->seen || instret_room(c) < n)
 		return false;
-	r->enc.el = c->el;
-	r->enc.ns = c->sec == DPMU_NONSECURE;
+	run_begins(c);
 	/* what the first instruction's ViewInst says holds for the block:
 	 * nothing changes inside it, and a traced block is traced whole */
 	bool view = view_plain(r, el_traced(c));

@@ -247,6 +247,7 @@ struct dpmu_etm_run {
 	struct dpmu_etm_sink *sink;     /* attached trace sink (not owned), or NULL */
 	dpmu_etm_watch_fn watch;        /* told when `active` changes */
 	dpmu_etm_clock_fn clock;        /* the timestamps */
+	dpmu_etm_cycles_fn cycles;      /* the core's cycles (TRCCONFIGR.CCI) */
 	void *watch_ctx;
 	dpmu_etm_seen_fn seen;          /* told of every instruction given */
 	void *seen_ctx;

@@ -20,9 +20,14 @@ static uint64_t clock_ns(void *ctx)
 	return dpmu_uarch_time_ns(ctx);
 }
 
+static uint64_t core_cycles(void *ctx, unsigned core)
+{
+	return dpmu_uarch_core_cycles(ctx, core);
+}
+
 void dpmu_uarch_trace_init(struct dpmu_uarch *u)
 {
-	dpmu_model_etm_watch(u->model, watch, clock_ns, u);
+	dpmu_model_etm_watch(u->model, watch, clock_ns, core_cycles, u);
 	for (unsigned i = 0; i < u->ncores; i++)
 		u->cores[i].trace_on = dpmu_model_etm_active(u->model, i);
 }

@@ -283,7 +283,7 @@ void dpmu_uarch_destroy(struct dpmu_uarch *u)
 {
 	if (!u)
 		return;
-	dpmu_model_etm_watch(u->model, NULL, NULL, NULL);
+	dpmu_model_etm_watch(u->model, NULL, NULL, NULL, NULL);
 	/* Blocks that outlive the engine must not add their counts to it. */
 	for (unsigned i = 0; i < u->ncores; i++)
 		for (uint32_t k = 0; k < u->cores[i].nowned; k++)

@@ -55,6 +55,16 @@ else
 	fail "window: trace record failed"
 fi
 
+# 1b. the same with cycle counts (TRCCONFIGR.CCI)
+if "$DYNPMU" trace record -q --cycles --trigger 'L1D_CACHE_REFILL>1000' --window 3000 \
+	--executed "$T/ex1c" -o "$T/d1c" -- "$W/matmul" naive 64 >/dev/null; then
+	cyc=$("$DYNPMU" trace show "$T/d1c" | sed -n 's/.* \([0-9,]*\) cycles counted$/\1/p' | tr -d ,)
+	if same_as_executed "$T/d1c" "$T/ex1c" && [ "${cyc:-0}" -gt 0 ]; then pass "cycles: decode = executed, $cyc cycles counted"
+	else fail "cycles: the decode differs or no cycles (${cyc:-none})"; fi
+else
+	fail "cycles: trace record failed"
+fi
+
 # 2. the whole program, with its syscalls
 if "$DYNPMU" trace record -q --executed "$T/ex2" -o "$T/d2" --buffer 8000000 -- "$W/matmul" naive 16 >/dev/null &&
 	"$DYNPMU" stat -x, -o "$T/stat.csv" -e instructions -- "$W/matmul" naive 16 >/dev/null; then

@@ -69,6 +69,8 @@ static struct run execute(unsigned iters)
 struct decoded {
 	uint64_t *pc;
 	size_t n, cap;
+	uint64_t cycles[64];     /* the Cycle Count elements, in order */
+	unsigned ncycles;
 	unsigned trace_on;
 	unsigned timestamps;
 	uint64_t last_ts;
@@ -79,6 +81,8 @@ static int on_elem(void *ctx, const struct dpmu_etm_elem *el)
 	struct decoded *d = ctx;
 	if (el->kind == DPMU_ETM_ELEM_TRACE_ON)
 		d->trace_on++;
+	if (el->kind == DPMU_ETM_ELEM_CYCLES && d->ncycles < 64)
+		d->cycles[d->ncycles++] = el->start;
 	if (el->kind == DPMU_ETM_ELEM_TIMESTAMP) {
 		d->timestamps++;
 		d->last_ts = el->start;
@@ -125,7 +129,7 @@ static void encode_run(const struct run *r, struct dpmu_etm_sink *s, size_t size
 {
 	assert_int_equal(dpmu_etm_sink_init(s, size, NULL), 0);
 	struct dpmu_etm_encoder e;
-	dpmu_etm_encoder_init(&e, s, configr, syncpr);
+	dpmu_etm_encoder_init(&e, s, configr, syncpr, 0);
 	for (size_t i = 0; i < r->n; i++)
 		dpmu_etm_encoder_insn(&e, &r->in[i], 0);
 }
@@ -154,7 +158,7 @@ static void trace_decodes_to_the_executed_instructions(void **state)
 	assert_int_equal(dpmu_etm_sink_init(&s, 1 << 16, NULL), 0);
 	struct dpmu_etm_encoder e;
 	uint32_t configr = DPMU_TRCCONFIGR_TS | DPMU_TRCCONFIGR_CID;
-	dpmu_etm_encoder_init(&e, &s, configr, 0);
+	dpmu_etm_encoder_init(&e, &s, configr, 0, 0);
 	for (size_t i = 0; i < r.n; i++)
 		dpmu_etm_encoder_insn(&e, &r.in[i], 1000 + i);
 	dpmu_etm_encoder_timestamp(&e, 5000);
@@ -164,6 +168,40 @@ static void trace_decodes_to_the_executed_instructions(void **state)
 	assert_decoded(&d, r.in, r.n);
 	assert_int_equal(d.timestamps, 2);
 	assert_int_equal(d.last_ts, 5000);
+	release(&d, &r, &s);
+}
+
+/* With TRCCONFIGR.CCI each branch's Cycle Count packet says how many
+ * cycles passed since the last count: 3 + k cycles for iteration k, and
+ * the decoder's counts are exactly those; a count over 12 bits (the
+ * counter's size) is "unknown". */
+static void cycle_counts_decode_to_the_cycles_between_branches(void **state)
+{
+	(void)state;
+	struct run r = execute(12);
+	struct dpmu_etm_sink s;
+	assert_int_equal(dpmu_etm_sink_init(&s, 1 << 16, NULL), 0);
+	struct dpmu_etm_encoder e;
+	uint32_t configr = DPMU_TRCCONFIGR_CCI;
+	dpmu_etm_encoder_init(&e, &s, configr, 0, 0 /* below CCITMIN: 4 */);
+	uint64_t now = 100;
+	unsigned iter = 0;
+	for (size_t i = 0; i < r.n; i++) {
+		dpmu_etm_encoder_cycles(&e, now);
+		dpmu_etm_encoder_insn(&e, &r.in[i], 0);
+		if (r.in[i].branch != DPMU_ETM_NOT_BRANCH)
+			now += iter++ == 11 ? 5000 : 3 + iter; /* 4, 5, ... 14, then too many */
+	}
+	dpmu_etm_encoder_cycles(&e, now);
+	struct decoded d = { 0 };
+	struct dpmu_err err;
+	assert_int_equal(decode_sink(&s, configr, &d, &err), 0);
+	assert_decoded(&d, r.in, r.n);
+	/* iterations 1-11 count 4..14 cycles; the 12th's 5000 are unknown */
+	assert_true(d.ncycles >= 12);
+	for (unsigned k = 0; k < 11; k++)
+		assert_int_equal(d.cycles[k], 4 + k);
+	assert_int_equal(d.cycles[11], 0);
 	release(&d, &r, &s);
 }
 
@@ -177,7 +215,7 @@ static void a_gap_is_trace_on_and_the_rest_is_exact(void **state)
 	struct dpmu_etm_sink s;
 	assert_int_equal(dpmu_etm_sink_init(&s, 1 << 16, NULL), 0);
 	struct dpmu_etm_encoder e;
-	dpmu_etm_encoder_init(&e, &s, 0, 0);
+	dpmu_etm_encoder_init(&e, &s, 0, 0, 0);
 	size_t want = 0;
 	struct dpmu_etm_insn *traced = calloc(r.n, sizeof *traced);
 	for (size_t i = 0; i < r.n; i++) {
@@ -253,6 +291,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(trace_decodes_to_the_executed_instructions),
+		cmocka_unit_test(cycle_counts_decode_to_the_cycles_between_branches),
 		cmocka_unit_test(a_gap_is_trace_on_and_the_rest_is_exact),
 		cmocka_unit_test(a_wrapped_sink_decodes_from_its_first_sync),
 		cmocka_unit_test(corrupt_trace_is_refused_or_cut_short),

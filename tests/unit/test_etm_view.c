@@ -47,7 +47,7 @@ static struct fx *fx_new(void)
 	f->m = conf_model(NULL);
 	struct dpmu_err err;
 	assert_int_equal(dpmu_etm_sink_init(&f->sink, 1 << 16, &err), 0);
-	dpmu_model_etm_watch(f->m, on_watch, NULL, f);
+	dpmu_model_etm_watch(f->m, on_watch, NULL, NULL, f);
 	conf_xwr(f->m, ETM, DPMU_TRCLAR, DPMU_TRCLAR_KEY);
 	conf_xwr(f->m, ETM, DPMU_TRCOSLAR, 0);
 	/* EL0 non-secure only, as dynpmu trace record programs it */
@@ -60,7 +60,7 @@ static struct fx *fx_new(void)
 
 static void fx_free(struct fx *f)
 {
-	dpmu_model_etm_watch(f->m, NULL, NULL, NULL);
+	dpmu_model_etm_watch(f->m, NULL, NULL, NULL, NULL);
 	dpmu_model_destroy(f->m);
 	dpmu_etm_sink_free(&f->sink);
 	free(f);

@@ -16,6 +16,7 @@
  *                             counter 1 counts it from INSNS down (pair 3)
  *   TRCACVR0/1, TRCVIIECTLR   the --range include range
  *   TRCVICTLR.EXLEVEL         EL0 only (the program), as perf's :u
+ *   TRCCONFIGR.CCI            --cycles, threshold TRCIDR3.CCITMIN
  *
  * While the window is open the PMU counters are read every --interval of
  * simulated time and each reading goes on the trace's time line: a
@@ -49,7 +50,7 @@ struct rec_opts {
 	const char *trigger, *range, *output, *profile, *sysroot, *events, *executed;
 	uint64_t window, buffer, interval_ns;
 	unsigned cpu;
-	bool quiet;
+	bool quiet, cycles;
 	char **prog_argv;
 };
 
@@ -69,7 +70,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: dynpmu trace record [--trigger 'EVENT>N'] [--window INSNS]\n"
 		"                           [--range SYMBOL|START-END] [-o DIR] [--cpu N]\n"
-		"                           [--buffer BYTES] [-e EVENTS] [-I NS] [--executed FILE]\n"
+		"                           [--cycles] [--buffer BYTES] [-e EVENTS] [-I NS]\n"
+		"                           [--executed FILE]\n"
 		"                           [--profile P] [--sysroot DIR] -- PROGRAM [ARGS...]\n\n"
 		"Traces the program's instructions with one core's ETMv4 trace unit on the\n"
 		"simulated cluster, into a trace directory that dynpmu trace show (through\n"
@@ -82,6 +84,8 @@ static void usage(FILE *out)
 		"                   [START, END) (hex addresses)\n"
 		"  -o, --output DIR the trace directory (default: dynpmu.trace)\n"
 		"  --cpu N          the core the program runs and is traced on (default 0)\n"
+		"  --cycles         cycle counts in the trace (TRCCONFIGR.CCI): the core's cycles\n"
+		"                   up to each branch\n"
 		"  --buffer BYTES   the trace sink (circular; default %u)\n"
 		"  -e EVENTS        PMU events read while tracing (default: cycles,instructions\n"
 		"                   and the trigger's event)\n"
@@ -117,6 +121,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		{ "event", required_argument, NULL, 'e' },   { "interval", required_argument, NULL, 'I' },
 		{ "executed", required_argument, NULL, 'X' }, { "profile", required_argument, NULL, 'p' },
 		{ "sysroot", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
+		{ "cycles", no_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
 	};
 	memset(o, 0, sizeof *o);
@@ -137,6 +142,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 		case 'p': o->profile = optarg; break;
 		case 's': o->sysroot = optarg; break;
 		case 'q': o->quiet = true; break;
+		case 'Y': o->cycles = true; break;
 		case 'w':
 			if (number("--window", optarg, 1, COUNTER_MAX, &o->window))
 				return DPMU_EXIT_USAGE;
@@ -228,7 +234,8 @@ static void etm_config(const struct rec_opts *o, uint8_t trigger_code, bool trig
 {
 	enum { EXTIN = DPMU_ETM_RS_EXTIN << 16, COUNTER = DPMU_ETM_RS_COUNTER << 16 };
 	memset(c, 0, sizeof *c);
-	c->configr = DPMU_TRCCONFIGR_TS;
+	c->configr = DPMU_TRCCONFIGR_TS | (o->cycles ? DPMU_TRCCONFIGR_CCI : 0);
+	c->ccctlr = dpmu_etm_default.ccitmin;     /* the smallest threshold: a count per block */
 	c->traceidr = TRACE_ID_BASE + o->cpu;
 	c->syncpr = SYNC_PERIOD;
 	/* INST_RETIRED only with a window: counting it costs the trace unit

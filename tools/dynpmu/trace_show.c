@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "dynpmu/analysis.h"
+#include "dynpmu/etm.h"
 #include "dynpmu/etmdecode.h"
 #include "dynpmu/perfdata.h"
 #include "dynpmu/tracedir.h"
@@ -30,7 +31,7 @@ struct show {
 	struct dpmu_perf_file pf;   /* the mappings, for the symbol lookup */
 	csh cs;
 	bool cs_ok;
-	uint64_t insns;
+	uint64_t insns, cycles;
 	bool marked;                /* the trigger mark printed */
 	size_t next_snap;
 };
@@ -161,6 +162,19 @@ static int on_elem(void *ctx, const struct dpmu_etm_elem *el)
 		if (!s->addresses && s->marked)
 			fprintf(s->out, "-- decoder lost sync at trace offset %" PRIu64 " --\n", el->start);
 		break;
+	case DPMU_ETM_ELEM_CYCLES:
+		s->cycles += el->start;
+		if (!s->addresses) {
+			if (el->start)
+				fprintf(s->out, "-- %" PRIu64 " cycles --\n", el->start);
+			else
+				fputs("-- cycles: unknown (the counter saturated) --\n", s->out);
+		}
+		break;
+	case DPMU_ETM_ELEM_EXCEPTION:
+		if (!s->addresses)
+			fprintf(s->out, "-- exception (SVC), returns to 0x%" PRIx64 " --\n", el->start);
+		break;
 	case DPMU_ETM_ELEM_NO_IMAGE:
 		if (!s->addresses)
 			fprintf(s->out, "-- no code for 0x%" PRIx64 " in the program's files --\n",
@@ -215,7 +229,10 @@ static int show(const char *dir, bool addresses, struct dpmu_err *err, bool *bad
 		}
 		if (!rc && !addresses) {
 			char a[32];
-			fprintf(s.out, "# %s instructions decoded\n", dpmu_an_thousands(s.insns, a, sizeof a));
+			fprintf(s.out, "# %s instructions decoded", dpmu_an_thousands(s.insns, a, sizeof a));
+			if (t.regs.configr & DPMU_TRCCONFIGR_CCI)
+				fprintf(s.out, ", %s cycles counted", dpmu_an_thousands(s.cycles, a, sizeof a));
+			fputc('\n', s.out);
 		}
 		if (s.cs_ok)
 			cs_close(&s.cs);

@@ -34,7 +34,9 @@ enum dpmu_etm_elem_kind {
 	DPMU_ETM_ELEM_NO_SYNC = 3,    /* decoder lost sync (start: trace offset) */
 	DPMU_ETM_ELEM_NO_IMAGE = 4,   /* code not in the image at start */
 	DPMU_ETM_ELEM_CYCLES = 5,     /* cycles (in start) up to the last P0 element; 0: unknown */
-	DPMU_ETM_ELEM_EXCEPTION = 6,  /* an exception; start: its preferred return address */
+	DPMU_ETM_ELEM_EXCEPTION = 6,  /* an exception; start: its preferred return address,
+	                                 end: its number (IHI 0064: 2 Call, 14 IRQ) */
+	DPMU_ETM_ELEM_CONTEXT = 7,    /* the PE's context; start: the context ID */
 };
 
 struct dpmu_etm_elem {

@@ -264,6 +264,11 @@ void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_ins
 /* An instruction ViewInst does not let through: the next traced one starts
  * after a gap. */
 void dpmu_etm_encoder_gap(struct dpmu_etm_encoder *e);
+/* The PE was interrupted (an IRQ, exception type 0x0E) before the
+ * instruction at ret_addr: an exception packet with that preferred return
+ * address; the handler is not traced, so the next traced instruction
+ * starts after a gap. */
+void dpmu_etm_encoder_interrupt(struct dpmu_etm_encoder *e, uint64_t ret_addr);
 /* A timestamp packet now (TS set and tracing): at PMU snapshots. Returns
  * whether one was written. */
 bool dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t timestamp);
@@ -313,6 +318,12 @@ void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu
  * dpmu_model_etm_insns. */
 bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc,
 			  const struct dpmu_etm_insn *last, size_t n);
+/* Another thread (`context_id`, CONTEXTIDR_EL1 as Linux sets it: its
+ * thread ID) runs on the core from its next instruction: the trace shows
+ * the interrupt that took the last one off the core, and restarts with
+ * the new context (TRCCONFIGR.CID) at the new thread's first traced
+ * instruction. */
+void dpmu_model_etm_context(struct dpmu_model *m, unsigned core, uint32_t context_id);
 /* A timestamp in the trace now (a PMU snapshot's time, seed 003 section
  * 7.1): written when the trace unit is tracing with TRCCONFIGR.TS. */
 bool dpmu_model_etm_timestamp(struct dpmu_model *m, unsigned core, uint64_t timestamp);

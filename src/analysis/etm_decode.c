@@ -59,6 +59,13 @@ static ocsd_datapath_resp_t on_elem(const void *p, const ocsd_trc_index_t index,
 	case OCSD_GEN_TRC_ELEM_EXCEPTION:
 		out.kind = DPMU_ETM_ELEM_EXCEPTION;
 		out.start = el->en_addr;
+		out.end = el->exception_number;
+		break;
+	case OCSD_GEN_TRC_ELEM_PE_CONTEXT:
+		if (!el->context.ctxt_id_valid)
+			return OCSD_RESP_CONT;
+		out.kind = DPMU_ETM_ELEM_CONTEXT;
+		out.start = el->context.context_id;
 		break;
 	case OCSD_GEN_TRC_ELEM_ADDR_NACC:
 		out.kind = DPMU_ETM_ELEM_NO_IMAGE;

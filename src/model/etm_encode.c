@@ -18,8 +18,9 @@
  *                   count less the threshold, 7 bits a byte, low first;
  *                   0x0F when the 12-bit counter (TRCIDR2.CCSIZE) saturated
  *   Exception       0x06, the info byte (E1:E0 0b01: the address that follows
- *                   is the preferred return address; TYPE 0x02: Call, an SVC),
- *                   then the long address packet of that return address
+ *                   is the preferred return address; TYPE 0x02: Call, an SVC,
+ *                   or 0x0E: IRQ), then the long address packet of that
+ *                   return address
  * A decoder walks the program image from the last address to the next
  * branch and takes one atom for it; a taken indirect branch is followed by
  * the address of its target.
@@ -36,7 +37,8 @@
 #define HDR_CCOUNT_F1 0x0Eu
 #define HDR_CCOUNT_F1_UNKNOWN 0x0Fu
 #define CC_MAX 0xFFFu           /* TRCIDR2.CCSIZE: 12 bits */
-#define EXC_INFO_CALL ((0x02u << 1) | 0x01u) /* TYPE Call, E1:E0 = 0b01 */
+#define EXC_TYPE_CALL 0x02u /* SVC, HVC, SMC */
+#define EXC_TYPE_IRQ 0x0Eu
 #define HDR_TRACE_ON 0x04u
 #define HDR_ADDR_CTXT_L_64IS0 0x85u
 #define HDR_ADDR_L_64IS0 0x9Du
@@ -219,6 +221,29 @@ void dpmu_etm_encoder_init(struct dpmu_etm_encoder *e, struct dpmu_etm_sink *sin
 	e->sync_log2 = period == 0 || period > 20 ? 20 : period < 8 ? 8 : period;
 }
 
+/* An exception of `type` with its preferred return address. The handler
+ * runs at a level ViewInst does not trace (and under qemu-user not at
+ * all): the return restarts the trace with Trace On and an address, as
+ * after any gap. */
+static void exception(struct dpmu_etm_encoder *e, unsigned type, uint64_t ret)
+{
+	uint8_t p[2 + 1 + 8];
+	size_t n = 0;
+	p[n++] = HDR_EXCEPTION;
+	p[n++] = (uint8_t)(type << 1 | 0x01u); /* E1:E0 = 0b01 */
+	p[n++] = HDR_ADDR_L_64IS0;
+	n += addr64(p + n, ret);
+	put(e, p, n);
+	e->on = false;
+	e->cc_pending = e->cci;
+}
+
+void dpmu_etm_encoder_interrupt(struct dpmu_etm_encoder *e, uint64_t ret_addr)
+{
+	if (e->on)
+		exception(e, EXC_TYPE_IRQ, ret_addr);
+}
+
 void dpmu_etm_encoder_gap(struct dpmu_etm_encoder *e)
 {
 	e->on = false;
@@ -258,16 +283,7 @@ void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_ins
 	uint8_t p[2 + 1 + 8];
 	size_t n = 0;
 	if (in->branch == DPMU_ETM_EXCEPTION) {
-		/* The handler runs at a level ViewInst does not trace (and
-		 * under qemu-user not at all): the return restarts the trace
-		 * with Trace On and an address, as after any gap. */
-		p[n++] = HDR_EXCEPTION;
-		p[n++] = EXC_INFO_CALL;
-		p[n++] = HDR_ADDR_L_64IS0;
-		n += addr64(p + n, in->next);
-		put(e, p, n);
-		e->on = false;
-		e->cc_pending = e->cci;
+		exception(e, EXC_TYPE_CALL, in->next);
 		return;
 	}
 	p[n++] = in->taken ? HDR_ATOM_F1_E : HDR_ATOM_F1_N;

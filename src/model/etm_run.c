@@ -441,6 +441,7 @@ void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu
 			account(r, view, 1);
 			if (view) {
 				r->mid_block = x->branch == DPMU_ETM_NOT_BRANCH;
+				r->next_pc = x->next;
 				dpmu_etm_encoder_insn(&r->enc, x, stamp(r));
 			}
 			if (r->seen)
@@ -483,11 +484,27 @@ bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc
 		}
 		dpmu_etm_encoder_insn(&r->enc, last, stamp(r));
 		r->mid_block = last->branch == DPMU_ETM_NOT_BRANCH;
+		r->next_pc = last->next;
 	}
 	r->seen_n += n;
 	if (r->instret_cnt)
 		inputs(c, r->instret_sel, n);
 	return true;
+}
+
+void dpmu_model_etm_context(struct dpmu_model *m, unsigned core, uint32_t context_id)
+{
+	if (!m || core >= m->ncores)
+		return;
+	struct dpmu_etm_run *r = &m->cores[core].etm_run;
+	if (!r->active || r->enc.context_id == context_id)
+		return;
+	if (r->open) {
+		/* the thread left the core where its next instruction was */
+		dpmu_etm_encoder_interrupt(&r->enc, r->next_pc);
+		r->open = r->mid_block = false;
+	}
+	r->enc.context_id = context_id;
 }
 
 bool dpmu_model_etm_timestamp(struct dpmu_model *m, unsigned core, uint64_t timestamp)

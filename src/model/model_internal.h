@@ -262,6 +262,7 @@ struct dpmu_etm_run {
 	bool ss_on;                     /* the start/stop logic's state */
 	bool open;                      /* ViewInst at the last instruction */
 	bool mid_block;                 /* the last traced instruction was not a P0 element */
+	uint64_t next_pc;               /* where the last traced instruction went */
 	uint64_t seen_n, traced;        /* instructions given and traced since enable */
 	uint64_t first, last;           /* index (in seen_n) of the first and last traced */
 	uint64_t event_at;              /* index at which EVENT first became true */

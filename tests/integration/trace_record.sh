@@ -5,7 +5,8 @@
 #     (--executed), the window opened where the counter reached zero, and
 #     the readings in it passed the trigger's count;
 #  2. a whole program, syscalls (SVC exceptions) and all: every instruction
-#     stat counts decodes;
+#     stat counts decodes; threads that share the traced core decode too,
+#     each under its context ID;
 #  3. a sink that wrapped says so, and decodes to the exact tail;
 #  4. --range on a function: every decoded instruction is in it;
 #  5. show prints symbols, source lines, the trigger and the readings;
@@ -79,6 +80,17 @@ if "$DYNPMU" trace record -q --executed "$T/ex2" -o "$T/d2" --buffer 8000000 -- 
 	else fail "whole run: no SVC in the decode"; fi
 else
 	fail "whole run: trace record or stat failed"
+fi
+
+# 2b. threads taking turns on the traced core: each switch is an IRQ
+# exception and a new context ID, and every thread's part decodes
+if "$DYNPMU" trace record -q --executed "$T/ex2t" -o "$T/d2t" --buffer 16000000 -- \
+	"$W/false_sharing" shared 4 2000 >/dev/null; then
+	threads=$("$DYNPMU" trace show "$T/d2t" | grep -e '^-- thread [0-9]' | sort -u | wc -l)
+	if same_as_executed "$T/d2t" "$T/ex2t" && [ "$threads" -ge 5 ]; then pass "threads: decode = executed, $threads threads"
+	else fail "threads: the decode differs, or $threads threads seen"; fi
+else
+	fail "threads: trace record failed"
 fi
 
 # 3. a sink that wraps

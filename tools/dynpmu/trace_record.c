@@ -16,6 +16,7 @@
  *                             counter 1 counts it from INSNS down (pair 3)
  *   TRCACVR0/1, TRCVIIECTLR   the --range include range
  *   TRCVICTLR.EXLEVEL         EL0 only (the program), as perf's :u
+ *   TRCCONFIGR.CID            the context ID: which thread runs
  *   TRCCONFIGR.CCI            --cycles, threshold TRCIDR3.CCITMIN
  *
  * While the window is open the PMU counters are read every --interval of
@@ -234,7 +235,8 @@ static void etm_config(const struct rec_opts *o, uint8_t trigger_code, bool trig
 {
 	enum { EXTIN = DPMU_ETM_RS_EXTIN << 16, COUNTER = DPMU_ETM_RS_COUNTER << 16 };
 	memset(c, 0, sizeof *c);
-	c->configr = DPMU_TRCCONFIGR_TS | (o->cycles ? DPMU_TRCCONFIGR_CCI : 0);
+	c->configr = DPMU_TRCCONFIGR_TS | DPMU_TRCCONFIGR_CID |
+		     (o->cycles ? DPMU_TRCCONFIGR_CCI : 0);
 	c->ccctlr = dpmu_etm_default.ccitmin;     /* the smallest threshold: a count per block */
 	c->traceidr = TRACE_ID_BASE + o->cpu;
 	c->syncpr = SYNC_PERIOD;

@@ -32,6 +32,8 @@ struct show {
 	csh cs;
 	bool cs_ok;
 	uint64_t insns, cycles;
+	uint64_t ctx;               /* the last context ID */
+	bool have_ctx;
 	bool marked;                /* the trigger mark printed */
 	size_t next_snap;
 };
@@ -173,7 +175,19 @@ static int on_elem(void *ctx, const struct dpmu_etm_elem *el)
 		break;
 	case DPMU_ETM_ELEM_EXCEPTION:
 		if (!s->addresses)
-			fprintf(s->out, "-- exception (SVC), returns to 0x%" PRIx64 " --\n", el->start);
+			fprintf(s->out, "-- exception (%s), returns to 0x%" PRIx64 " --\n",
+				el->end == 2 ? "SVC" : el->end == 14 ? "IRQ: the thread left the core" : "other",
+				el->start);
+		break;
+	case DPMU_ETM_ELEM_CONTEXT:
+		if (!s->addresses && (!s->have_ctx || el->start != s->ctx)) {
+			if (el->start & 0x80000000u)
+				fprintf(s->out, "-- thread: vCPU %" PRIu64 " --\n", el->start & 0x7fffffffu);
+			else
+				fprintf(s->out, "-- thread %" PRIu64 " --\n", el->start);
+		}
+		s->ctx = el->start;
+		s->have_ctx = true;
 		break;
 	case DPMU_ETM_ELEM_NO_IMAGE:
 		if (!s->addresses)

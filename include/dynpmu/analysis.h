@@ -261,6 +261,23 @@ struct dpmu_an_advice {
 int dpmu_an_advise(const struct dpmu_an_table *t, size_t sample, struct dpmu_an_advice *out,
 		   size_t cap, size_t *n, struct dpmu_err *err);
 
+/* ---- the monitor's diagnosis (diagnose.c) ---------------------------------- */
+
+/* The cause of an anomaly from the diagnosis groups' counts in sample
+ * `sample`: on unit `cpu` (its PMU events and INST_RETIRED) and on unit
+ * `cluster` (the DSU's; NULL: none). The metric that most exceeds its
+ * threshold names it; `found` is false when none reaches its threshold
+ * (the nearest is given). */
+struct dpmu_an_cause {
+	const char *group;         /* "memory hierarchy", "front end", "coherence" */
+	const char *metric;
+	double value, threshold;
+	bool found;
+	char text[256];
+};
+int dpmu_an_diagnose(const struct dpmu_an_table *t, size_t sample, const char *cpu,
+		     const char *cluster, struct dpmu_an_cause *out, struct dpmu_err *err);
+
 /* ---- writers --------------------------------------------------------------- */
 
 struct dpmu_an_report {

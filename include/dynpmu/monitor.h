@@ -243,4 +243,77 @@ int dpmu_mon_events_find(const struct dpmu_mon_events *ev, const char *name);
  * the interval in ns, or 0 for an unknown purpose. */
 uint64_t dpmu_mon_purpose_interval(const char *purpose);
 
+/* ---- the anomaly watch (watch.c; seed 003 sections 5.3 and 7.2) -----------------
+ *
+ * Per core, each interval's CPI (AMU CPU_CYCLES / INST_RETIRED) and
+ * memory-stall share (AMU STALL_BACKEND_MEM / CPU_CYCLES). The baseline is
+ * the median and the median absolute deviation (MAD) of the first `learn`
+ * intervals, or given. An interval is outside the band when its CPI is
+ * further from the baseline's median than max(k x 1.4826 x MAD, floor x
+ * median) (1.4826 x MAD estimates a standard deviation, robustly), or its
+ * stall share further than max(k x 1.4826 x MAD, stall_floor). An anomaly
+ * starts after `consecutive` intervals outside; it changes (a new anomaly)
+ * when that many in a row leave the anomaly's own level (the median CPI of
+ * its intervals after the first `consecutive`, with the same band) and
+ * ends after that many back inside the band. */
+struct dpmu_mon_watch_opts {
+	unsigned learn;          /* intervals the baseline is learned from */
+	double k;                /* MADs of the band */
+	double floor;            /* least CPI band, as a fraction of the median */
+	double stall_floor;      /* least stall-share band, absolute (0..1) */
+	unsigned consecutive;    /* intervals in a row that start, change or end one */
+};
+#define DPMU_MON_WATCH_DEFAULTS { 8, 4.0, 0.15, 0.05, 2 }
+#define DPMU_MON_WATCH_LEARN_MAX 1024
+#define DPMU_MON_WATCH_LEVEL_MAX 64
+
+struct dpmu_mon_baseline {
+	double cpi, cpi_mad;     /* median and MAD */
+	double stall, stall_mad;
+	unsigned intervals;      /* learned from */
+};
+
+enum dpmu_mon_watch_state { DPMU_MON_LEARNING = 0, DPMU_MON_STEADY = 1, DPMU_MON_ANOMALY = 2 };
+enum dpmu_mon_watch_event {
+	DPMU_MON_NOTHING = 0,
+	DPMU_MON_BASELINE = 1,       /* the baseline was learned with this interval */
+	DPMU_MON_ANOMALY_START = 2,  /* from steady */
+	DPMU_MON_ANOMALY_CHANGE = 3, /* a different anomaly follows the last one */
+	DPMU_MON_ANOMALY_END = 4,    /* back in the band */
+};
+
+struct dpmu_mon_watch {
+	struct dpmu_mon_watch_opts o;
+	enum dpmu_mon_watch_state state;
+	struct dpmu_mon_baseline base;
+	double learn_cpi[DPMU_MON_WATCH_LEARN_MAX], learn_stall[DPMU_MON_WATCH_LEARN_MAX];
+	unsigned nlearn;
+	unsigned run;            /* intervals in a row outside the band (steady) or in it (anomaly) */
+	unsigned away;           /* intervals in a row away from the anomaly's level */
+	double level[DPMU_MON_WATCH_LEVEL_MAX]; /* the anomaly's CPIs (the last ones) */
+	unsigned nlevel;
+	unsigned anomalies;
+};
+
+/* base NULL: learn it. Options out of range are DPMU_EINVAL naming them. */
+int dpmu_mon_watch_init(struct dpmu_mon_watch *w, const struct dpmu_mon_watch_opts *o,
+			const struct dpmu_mon_baseline *base, struct dpmu_err *err);
+/* One interval. */
+enum dpmu_mon_watch_event dpmu_mon_watch_step(struct dpmu_mon_watch *w, double cpi, double stall);
+/* Whether (cpi, stall) lies outside the baseline's band (after learning). */
+bool dpmu_mon_watch_outside(const struct dpmu_mon_watch *w, double cpi, double stall);
+/* The band's CPI half-width. */
+double dpmu_mon_watch_band(const struct dpmu_mon_watch *w);
+
+/* The diagnosis groups (seed 003 section 7.2, step 2): the PMU events the
+ * monitor counts in turn on an anomaly, by catalog name. */
+enum dpmu_mon_diag_group { DPMU_MON_DIAG_MEMORY = 0, DPMU_MON_DIAG_FRONTEND = 1,
+			   DPMU_MON_DIAG_COHERENCE = 2, DPMU_MON_DIAG_GROUPS = 3 };
+struct dpmu_mon_diag {
+	const char *name;            /* "memory hierarchy" */
+	enum dpmu_mon_target target; /* the core PMU, or the cluster PMU */
+	const char *events[6];       /* NULL-terminated when fewer */
+};
+const struct dpmu_mon_diag *dpmu_mon_diag_group(enum dpmu_mon_diag_group g);
+
 #endif

@@ -32,6 +32,7 @@ int dpmu_cmd_trace_record(int argc, char **argv); /* trace_record.c */
 int dpmu_cmd_trace_show(int argc, char **argv); /* trace_show.c */
 int dpmu_cmd_record(int argc, char **argv);     /* record.c */
 int dpmu_cmd_report(int argc, char **argv);     /* report.c */
+int dpmu_cmd_monitor(int argc, char **argv);    /* monitor.c */
 
 /* Load a profile (built-in name or JSON file; NULL: the default) and a model
  * of it. On failure prints "dynpmu <cmd>: <message>" to stderr and returns

@@ -15,6 +15,7 @@ static const struct dpmu_cmd commands[] = {
 	{ "stat", dpmu_cmd_stat, "counts like perf stat, of a trace or an aarch64 program: --trace FILE | -- PROGRAM [ARGS]" },
 	{ "record", dpmu_cmd_record, "samples of an aarch64 program on counter overflow, into a perf.data: -- PROGRAM [ARGS]" },
 	{ "report", dpmu_cmd_report, "where the samples of a perf.data went: top symbols, call graph, --annotate, --flame" },
+	{ "monitor", dpmu_cmd_monitor, "seed 003's automated monitor: AMU baseline, anomalies, PMU diagnosis: -- PROGRAM [ARGS]" },
 	{ "trace", dpmu_cmd_trace, "ETMv4 trace: record, show; instruction traces: convert" },
 	{ "list", dpmu_cmd_list, "events of a profile: code, PMU, implemented, simulated: [--profile P] [--json]" },
 	/* ---- end of other subcommands ---- */

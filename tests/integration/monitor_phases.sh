@@ -1,0 +1,119 @@
+#!/bin/sh
+# dynpmu monitor end to end (docs/monitor.md, issue acceptance):
+#  1. workloads/phases phased (cache-friendly, L2 thrash, branchy,
+#     cache-friendly): one anomaly per changed phase, each within three
+#     intervals of the change (the change found independently from stat's
+#     interval CPIs), the first diagnosed as the memory hierarchy, the second
+#     as the front end, and the last ending when the program is back;
+#  2. phases steady: a baseline and no anomaly;
+#  3. the same on a Cortex-A55;
+#  4. --json lines parse, --save-baseline / --baseline round-trip;
+#  5. bad input: a message and exit status 2.
+set -u
+: "${DYNPMU:?DYNPMU: the dynpmu binary}"
+W=$(dirname "$DYNPMU")/workloads
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+for tool in qemu-aarch64 jq; do
+	if ! command -v $tool >/dev/null; then
+		echo "skipped: needs $tool (scripts/deps.sh test)"
+		exit 0
+	fi
+done
+fails=0
+pass() { echo "ok   $1"; }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+I_US=50
+
+# change_times CPU: the interval ends (ns) at which stat's CPI leaves its
+# level by more than 30 %: the level is the median of intervals 3-8 (after
+# the program's start), then, after each change, the CPI two intervals on
+# (the new phase's own). Three changes: the thrash, branchy, back.
+change_times() {
+	"$DYNPMU" stat -x, -I 0.05 --cpus "$1" -e cycles,instructions -o "$T/i.csv" -- \
+		"$W/phases" phased 2 >/dev/null
+	awk -F, '$4 == "CPU_CYCLES" { c = $2 } $4 == "INST_RETIRED" && $2 > 0 {
+		n++; cpi[n] = c / $2; t[n] = int($1 * 1e9 + 0.5) }
+	END {
+		for (i = 3; i <= 8; i++) s[i - 2] = cpi[i]
+		for (i = 1; i <= 6; i++) for (j = i + 1; j <= 6; j++) if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x }
+		level = (s[3] + s[4]) / 2
+		for (i = 9; i <= n && found < 3; i++) {
+			r = cpi[i] / level
+			if (r > 1.3 || r < 0.77) { print t[i]; found++; level = cpi[i + 2]; i += 2 }
+		}
+	}' "$T/i.csv"
+}
+
+# check CPU NAME: the phased run's log against the changes
+check_phased() {
+	cpu=$1 name=$2
+	"$DYNPMU" monitor --json --cpus "$cpu" -I $I_US -o "$T/m.json" -- "$W/phases" phased 2 >/dev/null ||
+		{ fail "$name: monitor failed"; return; }
+	set -- $(change_times "$cpu")
+	t2=${1:-0} t3=${2:-0} t4=${3:-0}
+	n=$(jq -s '[.[] | select(.event == "anomaly")] | length' "$T/m.json")
+	if [ "$n" = 2 ]; then pass "$name: two anomalies"; else fail "$name: $n anomalies (want 2)"; fi
+	a1=$(jq -s '[.[] | select(.event == "anomaly")][0].time_ns // 0' "$T/m.json")
+	a2=$(jq -s '[.[] | select(.event == "anomaly")][1].time_ns // 0' "$T/m.json")
+	e2=$(jq -s '[.[] | select(.event == "anomaly_end")][-1].time_ns // 0' "$T/m.json")
+	lim=$((3 * I_US * 1000 + 1000))
+	for x in "thrash:$a1:$t2" "branchy:$a2:$t3" "back:$e2:$t4"; do
+		what=${x%%:*} rest=${x#*:} got=${rest%%:*} want=${rest#*:}
+		if [ "$want" -gt 0 ] && [ "$got" -ge "$want" ] && [ $((got - want)) -le $lim ]; then
+			pass "$name: $what found $(((got - want) / 1000)) us after the change"
+		else
+			fail "$name: $what at $got ns, the change at $want ns (at most $lim ns later)"
+		fi
+	done
+	c1=$(jq -rs '[.[] | select(.event == "diagnosis")][0].cause // "none"' "$T/m.json")
+	c2=$(jq -rs '[.[] | select(.event == "diagnosis")][1].cause // "none"' "$T/m.json")
+	if [ "$c1" = "memory hierarchy" ] && [ "$c2" = "front end" ]; then pass "$name: causes $c1, $c2"
+	else fail "$name: causes '$c1', '$c2' (want memory hierarchy, front end)"; fi
+}
+
+check_phased 0 "Cortex-A75"
+check_phased 4 "Cortex-A55"
+
+# 2. steady: no anomaly
+if "$DYNPMU" monitor --json -I $I_US -o "$T/s.json" --save-baseline "$T/base.json" -- \
+	"$W/phases" steady 2 >/dev/null; then
+	n=$(jq -s '[.[] | select(.event == "anomaly")] | length' "$T/s.json")
+	b=$(jq -s '[.[] | select(.event == "baseline")] | length' "$T/s.json")
+	if [ "$n" = 0 ] && [ "$b" = 1 ]; then pass "steady: a baseline, no anomaly"
+	else fail "steady: $b baselines, $n anomalies"; fi
+else
+	fail "steady: monitor failed"
+fi
+
+# 4. a saved baseline: no learning, the thrash is an anomaly at once
+if jq -e '.cores[0].cpi > 0' "$T/base.json" >/dev/null &&
+	"$DYNPMU" monitor --json -I $I_US --baseline "$T/base.json" -o "$T/b.json" -- \
+		"$W/phases" phased 2 >/dev/null; then
+	b=$(jq -s '[.[] | select(.event == "baseline")] | length' "$T/b.json")
+	n=$(jq -s '[.[] | select(.event == "anomaly")] | length' "$T/b.json")
+	if [ "$b" = 0 ] && [ "$n" = 2 ]; then pass "baseline file: used, two anomalies"
+	else fail "baseline file: $b learned, $n anomalies"; fi
+else
+	fail "baseline file: not saved or not read"
+fi
+
+# 5. bad input
+bad() { # NAME WANT COMMAND...
+	name=$1 want=$2
+	shift 2
+	"$@" >/dev/null 2>"$T/err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q -- "$want" "$T/err"; then pass "bad input: $name"
+	else fail "bad input: $name (exit $rc: $(cat "$T/err"))"; fi
+}
+bad "interval" "--interval" "$DYNPMU" monitor -I 0 -- "$W/phases" steady 1
+bad "learn" "--learn" "$DYNPMU" monitor --learn 2 -- "$W/phases" steady 1
+bad "no program" "no program" "$DYNPMU" monitor
+printf '{"format":"something else"}' >"$T/other.json"
+bad "baseline file" "not a baseline" "$DYNPMU" monitor --baseline "$T/other.json" -- "$W/phases" steady 1
+printf '{"format":' >"$T/trunc.json"
+bad "truncated baseline" "trunc.json: line" "$DYNPMU" monitor --baseline "$T/trunc.json" -- "$W/phases" steady 1
+
+[ $fails = 0 ] || { echo "$fails failed"; exit 1; }
+echo "all passed"

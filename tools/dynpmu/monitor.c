@@ -1,0 +1,613 @@
+/*
+ * dynpmu monitor [OPTIONS] -- PROGRAM [ARGS]
+ *
+ * Seed 003's automated framework (sections 5.3 and 7.2, and its closing
+ * paragraph): the Activity Monitors count all the time, and each interval
+ * of simulated time gives every core's CPI (AMU CPU_CYCLES / INST_RETIRED)
+ * and memory-stall share (AMU STALL_BACKEND_MEM / CPU_CYCLES). The first
+ * intervals are the baseline (or --baseline FILE). When a core leaves its
+ * band (src/monitor/watch.c), the monitor programs its PMU with the
+ * diagnosis groups in turn, one interval each (memory hierarchy, front
+ * end, the cluster's coherence), names the cause from their metrics
+ * (src/analysis/diagnose.c) with the seeds' advice, and goes back to the
+ * AMU alone. Like firmware, it runs at the timer's interrupts and touches
+ * the counters only through the driver (docs/monitor.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "dynpmu/analysis.h"
+#include "dynpmu/backend.h"
+#include "dynpmu/driver.h"
+#include "dynpmu/monitor.h"
+#include "dynpmu/qemu.h"
+
+#define DEFAULT_INTERVAL_US 50
+#define AMU_CYCLES 0         /* group-0 AMU counters (AMUv1) */
+#define AMU_INSTS 2
+#define AMU_STALL_MEM 3
+#define MAX_EVENTS 6
+
+struct mon_opts {
+	const char *profile, *cpus, *sysroot, *output, *save, *load;
+	uint64_t interval_ns;
+	struct dpmu_mon_watch_opts w;
+	bool json;
+	char **prog_argv;
+};
+
+/* A diagnosis in progress on one core: the group counting now. */
+struct diag {
+	int group;                         /* -1: none */
+	unsigned n;                        /* events programmed */
+	uint16_t code[MAX_EVENTS];
+	const char *name[MAX_EVENTS];
+	uint64_t insns, cycles;            /* the AMU's, while the groups counted */
+	uint64_t start_ns;
+	struct dpmu_an_table t;            /* one sample: cpuN and clusterM units */
+};
+
+struct core_mon {
+	bool used;
+	unsigned cpu, cluster, type;
+	struct dpmu_mon_watch w;
+	uint64_t last[4];                  /* AMU group-0 counters at the last interval */
+	uint64_t intervals;
+	unsigned anomaly;                  /* the current anomaly's number, 0: none */
+	uint64_t anomaly_ns;
+	struct diag d;
+};
+
+struct mon {
+	const struct mon_opts *o;
+	struct dpmu_backend *b;
+	FILE *out;
+	uint64_t next_ns, last_ns;
+	struct core_mon core[DPMU_MAX_CORES];
+	struct dpmu_mon_events group_ev[DPMU_MON_DIAG_GROUPS];
+	unsigned anomalies;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: dynpmu monitor [-I US] [--learn N] [--threshold K] [--floor F]\n"
+		"                      [--consecutive N] [--baseline FILE] [--save-baseline FILE]\n"
+		"                      [--json] [-o FILE] [--cpus LIST] [--profile P]\n"
+		"                      [--sysroot DIR] -- PROGRAM [ARGS...]\n\n"
+		"Watches every core's CPI and memory-stall share with the Activity Monitors,\n"
+		"learns a baseline, and on an anomaly diagnoses it with the PMU (seed 003).\n\n"
+		"  -I, --interval US   simulated microseconds per interval (default %u)\n"
+		"  --learn N           baseline intervals (default 8)\n"
+		"  --threshold K       band half-width in MADs (default 4)\n"
+		"  --floor F           least CPI band, a fraction of the baseline (default 0.15)\n"
+		"  --consecutive N     intervals in a row that start or end an anomaly (default 2)\n"
+		"  --baseline FILE     use a saved baseline instead of learning one\n"
+		"  --save-baseline F   save each core's baseline (JSON)\n"
+		"  --json              the event log as JSON lines\n"
+		"  -o, --output FILE   the event log (default: stderr)\n",
+		DEFAULT_INTERVAL_US);
+}
+
+static int num(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || errno || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "dynpmu monitor: %s '%s': give a number from %g to %g\n", opt, arg, lo,
+			hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct mon_opts *o)
+{
+	static const struct option lo[] = {
+		{ "interval", required_argument, NULL, 'I' }, { "learn", required_argument, NULL, 'L' },
+		{ "threshold", required_argument, NULL, 'k' }, { "floor", required_argument, NULL, 'F' },
+		{ "consecutive", required_argument, NULL, 'c' }, { "baseline", required_argument, NULL, 'b' },
+		{ "save-baseline", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },   { "cpus", required_argument, NULL, 'C' },
+		{ "profile", required_argument, NULL, 'p' },  { "sysroot", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+	};
+	static const struct dpmu_mon_watch_opts def = DPMU_MON_WATCH_DEFAULTS;
+	memset(o, 0, sizeof *o);
+	o->w = def;
+	o->interval_ns = DEFAULT_INTERVAL_US * 1000ull;
+	optind = 1;
+	opterr = 0;
+	int c;
+	double v;
+	while ((c = getopt_long(argc, argv, "+:I:o:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'I':
+			if (num("--interval", optarg, 1, 1e7, &v))
+				return DPMU_EXIT_USAGE;
+			o->interval_ns = (uint64_t)(v * 1000);
+			break;
+		case 'L':
+			if (num("--learn", optarg, 3, DPMU_MON_WATCH_LEARN_MAX, &v))
+				return DPMU_EXIT_USAGE;
+			o->w.learn = (unsigned)v;
+			break;
+		case 'k':
+			if (num("--threshold", optarg, 0.1, 100, &o->w.k))
+				return DPMU_EXIT_USAGE;
+			break;
+		case 'F':
+			if (num("--floor", optarg, 0, 10, &o->w.floor))
+				return DPMU_EXIT_USAGE;
+			break;
+		case 'c':
+			if (num("--consecutive", optarg, 1, 100, &v))
+				return DPMU_EXIT_USAGE;
+			o->w.consecutive = (unsigned)v;
+			break;
+		case 'b': o->load = optarg; break;
+		case 'S': o->save = optarg; break;
+		case 'j': o->json = true; break;
+		case 'o': o->output = optarg; break;
+		case 'C': o->cpus = optarg; break;
+		case 'p': o->profile = optarg; break;
+		case 's': o->sysroot = optarg; break;
+		case 'h': usage(stdout); return -1;
+		case ':':
+			fprintf(stderr, "dynpmu monitor: option '%s' needs a value\n", argv[optind - 1]);
+			return DPMU_EXIT_USAGE;
+		default:
+			fprintf(stderr, "dynpmu monitor: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return DPMU_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "dynpmu monitor: no program: dynpmu monitor [options] -- PROGRAM [ARGS]\n");
+		return DPMU_EXIT_USAGE;
+	}
+	o->prog_argv = argv + optind;
+	return 0;
+}
+
+/* ---- the event log ------------------------------------------------------------ */
+
+static void log_line(struct mon *m, uint64_t t, const struct core_mon *c, const char *event,
+		     const char *json_fields, const char *text)
+{
+	if (m->o->json)
+		fprintf(m->out, "{\"time_ns\":%" PRIu64 ",\"cpu\":%u,\"event\":\"%s\"%s%s}\n", t, c->cpu,
+			event, json_fields[0] ? "," : "", json_fields);
+	else
+		fprintf(m->out, "%10.3f ms  cpu%-2u %s\n", (double)t / 1e6, c->cpu, text);
+}
+
+/* A JSON string's body: quotes and backslashes escaped, controls dropped. */
+static void json_escape(const char *s, char *out, size_t cap)
+{
+	size_t k = 0;
+	for (; *s && k + 3 < cap; s++) {
+		if (*s == '"' || *s == '\\')
+			out[k++] = '\\';
+		if ((unsigned char)*s >= 0x20)
+			out[k++] = *s;
+	}
+	out[k] = '\0';
+}
+
+/* ---- diagnosis ---------------------------------------------------------------- */
+
+static int diag_program(struct mon *m, struct core_mon *c, struct dpmu_err *err)
+{
+	struct dpmu_drv *d = m->b->drv;
+	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
+	const struct dpmu_mon_events *ev = &m->group_ev[c->d.group];
+	bool cl = g->target == DPMU_MON_CLUSTER;
+	unsigned unit = cl ? c->cluster : c->cpu;
+	int rc = cl ? dpmu_drv_cluster_reset(d, unit, err) : dpmu_drv_pmu_reset(d, unit, 0, err);
+	c->d.n = 0;
+	uint32_t mask = 0;
+	for (unsigned i = 0; !rc && i < ev->n && c->d.n < MAX_EVENTS; i++) {
+		int32_t code = cl ? ev->ev[i].cluster_code[c->cluster] : ev->ev[i].code[c->type];
+		if (code < 0)
+			continue; /* this core type or DSU does not implement it */
+		unsigned k = c->d.n++;
+		c->d.code[k] = (uint16_t)code;
+		c->d.name[k] = g->events[i];
+		rc = cl ? dpmu_drv_cluster_program(d, unit, k, (uint16_t)code, err)
+			: dpmu_drv_pmu_program(d, unit, k, (uint16_t)code, DPMU_DRV_EL01, err);
+		mask |= 1u << k;
+	}
+	if (!rc)
+		rc = cl ? dpmu_drv_cluster_start(d, unit, mask, err) : dpmu_drv_pmu_start(d, unit, mask, err);
+	if (!rc)
+		rc = cl ? dpmu_drv_cluster_enable(d, unit, true, err) : dpmu_drv_pmu_enable(d, unit, true, err);
+	return rc;
+}
+
+/* The group that counted this interval: its counts into the sample. */
+static int diag_collect(struct mon *m, struct core_mon *c, struct dpmu_err *err)
+{
+	struct dpmu_drv *d = m->b->drv;
+	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
+	bool cl = g->target == DPMU_MON_CLUSTER;
+	unsigned unit = cl ? c->cluster : c->cpu;
+	struct dpmu_an_sample *s = &c->d.t.samples[0];
+	struct dpmu_an_unit *u = &s->units[cl ? 1 : 0];
+	for (unsigned k = 0; k < c->d.n; k++) {
+		uint64_t v;
+		int rc = cl ? dpmu_drv_cluster_read(d, unit, k, &v, err)
+			    : dpmu_drv_pmu_read(d, unit, k, &v, err);
+		if (rc)
+			return rc;
+		rc = dpmu_an_count_add(u, c->d.name[k], true, v, 1, 1, err);
+		if (rc)
+			return rc;
+	}
+	return cl ? dpmu_drv_cluster_enable(d, unit, false, err) : dpmu_drv_pmu_enable(d, unit, false, err);
+}
+
+static int diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	dpmu_an_table_free(&c->d.t);
+	dpmu_an_table_init(&c->d.t);
+	struct dpmu_an_sample *s;
+	struct dpmu_an_unit *u;
+	char name[32];
+	int rc = dpmu_an_sample_add(&c->d.t, now, 0, &s, err);
+	snprintf(name, sizeof name, "cpu%u", c->cpu);
+	if (!rc)
+		rc = dpmu_an_unit_add(s, DPMU_AN_CPU, c->cpu, name, 0, &u, err);
+	snprintf(name, sizeof name, "cluster%u", c->cluster);
+	if (!rc)
+		rc = dpmu_an_unit_add(s, DPMU_AN_CLUSTER, c->cluster, name, 0, &u, err);
+	c->d.group = 0;
+	c->d.insns = c->d.cycles = 0;
+	c->d.start_ns = now;
+	return rc ? rc : diag_program(m, c, err);
+}
+
+/* The groups have all counted: the cause. */
+static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	struct dpmu_an_sample *s = &c->d.t.samples[0];
+	s->length_ns = now - c->d.start_ns;
+	/* the AMU's instructions and cycles over the same intervals, on both
+	 * units (the cluster's snoops per instruction of this core) */
+	for (unsigned k = 0; k < 2; k++) {
+		int rc = dpmu_an_count_add(&s->units[k], "INST_RETIRED", true, c->d.insns, 1, 1, err);
+		if (!rc)
+			rc = dpmu_an_count_add(&s->units[k], "CPU_CYCLES", true, c->d.cycles, 1, 1, err);
+		if (rc)
+			return rc;
+	}
+	struct dpmu_an_cause cause;
+	int rc = dpmu_an_diagnose(&c->d.t, 0, s->units[0].name, s->units[1].name, &cause, err);
+	c->d.group = -1;
+	if (rc)
+		return rc;
+	char text[600], json[700], esc[300];
+	snprintf(text, sizeof text, "diagnosis %u: %s%s", c->anomaly, cause.found ? "" : "no clear cause; nearest: ",
+		 cause.text);
+	json_escape(cause.text, esc, sizeof esc);
+	snprintf(json, sizeof json,
+		 "\"anomaly\":%u,\"cause\":\"%s\",\"found\":%s,\"metric\":\"%s\",\"value\":%.4g,"
+		 "\"threshold\":%.4g,\"text\":\"%s\"",
+		 c->anomaly, cause.group, cause.found ? "true" : "false", cause.metric, cause.value,
+		 cause.threshold, esc);
+	log_line(m, now, c, "diagnosis", json, text);
+	/* the seeds' advice on the same counts */
+	struct dpmu_an_advice adv[8];
+	size_t na = 0;
+	if (dpmu_an_advise(&c->d.t, 0, adv, 8, &na, err) == 0)
+		for (size_t i = 0; i < na && i < 8; i++) {
+			json_escape(adv[i].text, esc, sizeof esc);
+			snprintf(json, sizeof json, "\"anomaly\":%u,\"rule\":\"%s\",\"text\":\"%s\"",
+				 c->anomaly, adv[i].rule->name, esc);
+			snprintf(text, sizeof text, "  advice: %s", adv[i].text);
+			log_line(m, now, c, "advice", json, text);
+		}
+	return 0;
+}
+
+/* ---- the interval ------------------------------------------------------------- */
+
+static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	uint64_t v[4];
+	for (unsigned i = 0; i < 4; i++) {
+		int rc = dpmu_drv_amu_read(m->b->drv, c->cpu, 0, i, &v[i], err);
+		if (rc)
+			return rc;
+	}
+	uint64_t cyc = v[AMU_CYCLES] - c->last[AMU_CYCLES], ins = v[AMU_INSTS] - c->last[AMU_INSTS],
+		 stl = v[AMU_STALL_MEM] - c->last[AMU_STALL_MEM];
+	memcpy(c->last, v, sizeof v);
+	if (ins == 0 || cyc == 0)
+		return 0; /* the core did not run the program this interval */
+	c->intervals++;
+	int rc = 0;
+	if (c->d.group >= 0) {
+		c->d.insns += ins;
+		c->d.cycles += cyc;
+		rc = diag_collect(m, c, err);
+		if (!rc && ++c->d.group < DPMU_MON_DIAG_GROUPS)
+			rc = diag_program(m, c, err);
+		else if (!rc)
+			rc = diag_end(m, c, now, err);
+		if (rc)
+			return rc;
+	}
+	double cpi = (double)cyc / (double)ins, stall = (double)stl / (double)cyc;
+	char text[400], json[400];
+	switch (dpmu_mon_watch_step(&c->w, cpi, stall)) {
+	case DPMU_MON_BASELINE: {
+		const struct dpmu_mon_baseline *bl = &c->w.base;
+		snprintf(text, sizeof text,
+			 "baseline: CPI %.3f (MAD %.3f, band +-%.3f), memory stall %.1f%% (%u intervals)",
+			 bl->cpi, bl->cpi_mad, dpmu_mon_watch_band(&c->w), 100 * bl->stall, bl->intervals);
+		snprintf(json, sizeof json,
+			 "\"cpi\":%.4f,\"cpi_mad\":%.4f,\"band\":%.4f,\"stall\":%.4f,\"stall_mad\":%.4f,"
+			 "\"intervals\":%u",
+			 bl->cpi, bl->cpi_mad, dpmu_mon_watch_band(&c->w), bl->stall, bl->stall_mad,
+			 bl->intervals);
+		log_line(m, now, c, "baseline", json, text);
+		break;
+	}
+	case DPMU_MON_ANOMALY_START:
+	case DPMU_MON_ANOMALY_CHANGE:
+		c->anomaly = ++m->anomalies;
+		c->anomaly_ns = now;
+		snprintf(text, sizeof text,
+			 "anomaly %u: CPI %.3f (baseline %.3f +-%.3f), memory stall %.1f%% (baseline "
+			 "%.1f%%)",
+			 c->anomaly, cpi, c->w.base.cpi, dpmu_mon_watch_band(&c->w), 100 * stall,
+			 100 * c->w.base.stall);
+		snprintf(json, sizeof json,
+			 "\"anomaly\":%u,\"cpi\":%.4f,\"baseline_cpi\":%.4f,\"band\":%.4f,\"stall\":%.4f,"
+			 "\"baseline_stall\":%.4f",
+			 c->anomaly, cpi, c->w.base.cpi, dpmu_mon_watch_band(&c->w), stall,
+			 c->w.base.stall);
+		log_line(m, now, c, "anomaly", json, text);
+		rc = diag_begin(m, c, now, err);
+		break;
+	case DPMU_MON_ANOMALY_END:
+		snprintf(text, sizeof text, "anomaly %u ended: CPI %.3f back in the band (%.3f ms)",
+			 c->anomaly, cpi, (double)(now - c->anomaly_ns) / 1e6);
+		snprintf(json, sizeof json, "\"anomaly\":%u,\"cpi\":%.4f,\"lasted_ns\":%" PRIu64,
+			 c->anomaly, cpi, now - c->anomaly_ns);
+		log_line(m, now, c, "anomaly_end", json, text);
+		c->anomaly = 0;
+		break;
+	case DPMU_MON_NOTHING:
+		break;
+	}
+	return rc;
+}
+
+static int tick(void *ctx, uint64_t now, struct dpmu_err *err)
+{
+	struct mon *m = ctx;
+	if (now < m->next_ns)
+		return 0;
+	m->next_ns = (now / m->o->interval_ns + 1) * m->o->interval_ns;
+	m->last_ns = now;
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
+		if (!m->core[i].used)
+			continue;
+		int rc = interval(m, &m->core[i], now, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- baselines on disk ---------------------------------------------------------- */
+
+static int save_baselines(const struct mon *m, const char *path, struct dpmu_err *err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return dpmu_err_set(err, DPMU_EIO, "--save-baseline %s: %s", path, strerror(errno));
+	fprintf(f, "{\"format\":\"dynpmu-baseline\",\"version\":1,\"cores\":[");
+	bool first = true;
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
+		const struct core_mon *c = &m->core[i];
+		if (!c->used || c->w.state == DPMU_MON_LEARNING)
+			continue;
+		fprintf(f, "%s{\"cpu\":%u,\"cpi\":%.17g,\"cpi_mad\":%.17g,\"stall\":%.17g,"
+			   "\"stall_mad\":%.17g,\"intervals\":%u}",
+			first ? "" : ",", c->cpu, c->w.base.cpi, c->w.base.cpi_mad, c->w.base.stall,
+			c->w.base.stall_mad, c->w.base.intervals);
+		first = false;
+	}
+	fprintf(f, "]}\n");
+	if (fclose(f))
+		return dpmu_err_set(err, DPMU_EIO, "--save-baseline %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* cpu's baseline from a --save-baseline file: 1 when the file has none for
+ * it, 0 with *out filled, or an error naming the file. */
+static int load_baseline(const char *path, unsigned cpu, struct dpmu_mon_baseline *out,
+			 struct dpmu_err *err)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	if (!j)
+		return dpmu_err_set(err, DPMU_EINVAL, "--baseline %s: line %d: %s", path, je.line,
+				    je.text);
+	int rc = 1;
+	json_t *cores = json_object_get(j, "cores");
+	const char *fmt = json_string_value(json_object_get(j, "format"));
+	if (!fmt || strcmp(fmt, "dynpmu-baseline") || !json_is_array(cores))
+		rc = dpmu_err_set(err, DPMU_EINVAL,
+				  "--baseline %s: not a baseline from --save-baseline (no \"format\": "
+				  "\"dynpmu-baseline\" and \"cores\" array)",
+				  path);
+	for (size_t i = 0; rc == 1 && i < json_array_size(cores); i++) {
+		json_t *c = json_array_get(cores, i);
+		json_t *id = json_object_get(c, "cpu");
+		if (!json_is_integer(id) || json_integer_value(id) != (json_int_t)cpu)
+			continue;
+		const char *f[4] = { "cpi", "cpi_mad", "stall", "stall_mad" };
+		double v[4];
+		for (unsigned k = 0; rc == 1 && k < 4; k++) {
+			json_t *x = json_object_get(c, f[k]);
+			if (!json_is_number(x))
+				rc = dpmu_err_set(err, DPMU_EINVAL, "--baseline %s: cpu%u: \"%s\" is not a number",
+						  path, cpu, f[k]);
+			else
+				v[k] = json_number_value(x);
+		}
+		if (rc == 1) {
+			*out = (struct dpmu_mon_baseline){ v[0], v[1], v[2], v[3], 0 };
+			json_t *n = json_object_get(c, "intervals");
+			out->intervals = json_is_integer(n) ? (unsigned)json_integer_value(n) : 0;
+			rc = 0;
+		}
+	}
+	json_decref(j);
+	return rc;
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+static int resolve_groups(struct mon *m, uint64_t cores, struct dpmu_err *err)
+{
+	for (unsigned g = 0; g < DPMU_MON_DIAG_GROUPS; g++) {
+		const struct dpmu_mon_diag *dg = dpmu_mon_diag_group((enum dpmu_mon_diag_group)g);
+		struct dpmu_mon_events *ev = &m->group_ev[g];
+		memset(ev, 0, sizeof *ev);
+		for (unsigned i = 0; i < MAX_EVENTS && dg->events[i]; i++) {
+			char name[96];
+			snprintf(name, sizeof name, dg->target == DPMU_MON_CLUSTER ? "cluster/%s/" : "%s",
+				 dg->events[i]);
+			struct dpmu_mon_events one;
+			struct dpmu_err e2;
+			if (dpmu_mon_events_parse(name, m->b->profile, cores, &one, &e2)) {
+				/* not in this profile's catalogs: the group counts without it */
+				for (unsigned t = 0; t < DPMU_MAX_CORE_TYPES; t++)
+					one.ev[0].code[t] = DPMU_MON_NO_CODE;
+				for (unsigned cl = 0; cl < DPMU_MAX_CLUSTERS; cl++)
+					one.ev[0].cluster_code[cl] = DPMU_MON_NO_CODE;
+			}
+			ev->ev[ev->n++] = one.ev[0];
+		}
+	}
+	(void)err;
+	return 0;
+}
+
+static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *bad_input)
+{
+	*bad_input = true;
+	struct dpmu_qemu_options qo = { .profile = o->profile, .program = o->prog_argv[0],
+					.argv = o->prog_argv, .sysroot = o->sysroot, .cpus = o->cpus };
+	struct dpmu_backend *b = NULL;
+	int rc = dpmu_qemu_create(&qo, &b, err);
+	if (rc)
+		return rc;
+	struct mon *m = calloc(1, sizeof *m);
+	if (!m) {
+		dpmu_backend_destroy(b);
+		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory");
+	}
+	m->o = o;
+	m->b = b;
+	m->out = out;
+	m->next_ns = o->interval_ns;
+	rc = resolve_groups(m, b->cores, err);
+	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++) {
+		if (!(b->cores >> i & 1))
+			continue;
+		struct core_mon *c = &m->core[i];
+		unsigned cl, idx;
+		const struct dpmu_core_type *t = dpmu_profile_core(b->profile, i, &cl, &idx);
+		if (!t)
+			continue;
+		c->used = true;
+		c->cpu = i;
+		c->cluster = cl;
+		c->type = (unsigned)(t - b->profile->core_types);
+		c->d.group = -1;
+		dpmu_an_table_init(&c->d.t);
+		struct dpmu_mon_baseline base;
+		int have = o->load ? load_baseline(o->load, i, &base, err) : 1;
+		rc = have < 0 ? have : dpmu_mon_watch_init(&c->w, &o->w, have == 0 ? &base : NULL, err);
+		/* EL3 firmware enables the AMU's group-0 counters */
+		if (!rc)
+			rc = b->ops->amu_setup ? b->ops->amu_setup(b, i, NULL, 0, err)
+					       : dpmu_err_set(err, DPMU_ENOTSUP, "the %s backend has no AMU set-up",
+							      b->ops->name);
+		for (unsigned k = 0; !rc && k < 4; k++)
+			rc = dpmu_drv_amu_read(b->drv, i, 0, k, &c->last[k], err);
+	}
+	if (!rc) {
+		*bad_input = false;
+		rc = b->ops->run_timed(b, DPMU_MON_POLL_INSNS, o->interval_ns, tick, m, err);
+	}
+	uint64_t end = b->ops->time_ns(b);
+	if (!rc) {
+		/* the summary */
+		for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
+			const struct core_mon *c = &m->core[i];
+			if (!c->used || !c->intervals)
+				continue;
+			char text[300], json[300];
+			snprintf(text, sizeof text, "summary: %" PRIu64 " intervals, %s, %u anomal%s",
+				 c->intervals, c->w.state == DPMU_MON_LEARNING ? "no baseline (too few intervals)"
+										 : "baseline learned",
+				 c->w.anomalies, c->w.anomalies == 1 ? "y" : "ies");
+			snprintf(json, sizeof json, "\"intervals\":%" PRIu64 ",\"anomalies\":%u,\"baseline\":%s",
+				 c->intervals, c->w.anomalies,
+				 c->w.state == DPMU_MON_LEARNING ? "false" : "true");
+			log_line(m, end, c, "summary", json, text);
+		}
+		if (o->save)
+			rc = save_baselines(m, o->save, err);
+	}
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++)
+		dpmu_an_table_free(&m->core[i].d.t);
+	free(m);
+	int status = dpmu_qemu_wait_status(b);
+	dpmu_backend_destroy(b);
+	if (!rc && WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "dynpmu monitor: the program exited with status %d\n", WEXITSTATUS(status));
+	return rc;
+}
+
+int dpmu_cmd_monitor(int argc, char **argv)
+{
+	struct mon_opts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? DPMU_EXIT_OK : rc;
+	FILE *out = stderr;
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		fprintf(stderr, "dynpmu monitor: -o %s: %s\n", o.output, strerror(errno));
+		return DPMU_EXIT_USAGE;
+	}
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	bool bad_input;
+	rc = run(&o, out, &err, &bad_input);
+	if (out != stderr && fclose(out) && !rc)
+		rc = dpmu_err_set(&err, DPMU_EIO, "-o %s: %s", o.output, strerror(errno));
+	if (rc) {
+		fprintf(stderr, "dynpmu monitor: %s\n", dpmu_errmsg(&err));
+		return bad_input ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
+	}
+	return DPMU_EXIT_OK;
+}

@@ -1,0 +1,121 @@
+/*
+ * phases phased|steady [INSNS_M]: a program whose behaviour changes, for
+ * the monitor's anomaly watch (docs/monitor.md; seed 003 section 7.2).
+ *
+ * phased runs four phases of 2, 1/4, 1 and 2 times INSNS_M million
+ * instructions (about as long each in time):
+ *   1. cache-friendly: sums over a 16 KiB array (in the L1D);
+ *   2. L2 thrash: dependent random loads over 1 MiB (past the L2, inside
+ *      the L3: each load refills the L2, CPI rises, memory stalls dominate);
+ *   3. branchy: a data-dependent coin-toss branch over an L1-resident
+ *      array (the misprediction refills dominate; little memory stall);
+ *   4. cache-friendly again.
+ * steady runs phase 1 for the same number of instructions. Both print a checksum.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "workload.h"
+
+#define DPMU_PHASES_DEFAULT_M 4
+#define SMALL (16u << 10)
+#define BIG (1u << 20)
+
+static const struct dpmu_wl_variant variants[] = {
+	{"phased", "cache-friendly, L2 thrash, branchy, cache-friendly"},
+	{"steady", "cache-friendly throughout"},
+};
+
+#if defined(__clang__)
+#define DPMU_PHASES_OPAQUE __attribute__((noinline))
+#else
+#define DPMU_PHASES_OPAQUE __attribute__((noipa))
+#endif
+
+DPMU_PHASES_OPAQUE uint64_t dpmu_phase_friendly(const uint64_t *a, size_t n, uint64_t insns);
+DPMU_PHASES_OPAQUE uint64_t dpmu_phase_thrash(const uint32_t *next, uint64_t insns);
+DPMU_PHASES_OPAQUE uint64_t dpmu_phase_branchy(const uint8_t *d, size_t n, uint64_t insns);
+
+/* About 4 instructions an element. */
+uint64_t dpmu_phase_friendly(const uint64_t *a, size_t n, uint64_t insns)
+{
+	uint64_t sum = 0;
+	for (uint64_t done = 0; done < insns; done += 4 * n)
+		for (size_t i = 0; i < n; i++)
+			sum += a[i] ^ i;
+	return sum;
+}
+
+/* A pointer chase through a random cycle: about 4 instructions a load. */
+uint64_t dpmu_phase_thrash(const uint32_t *next, uint64_t insns)
+{
+	uint32_t p = 0;
+	uint64_t sum = 0;
+	for (uint64_t done = 0; done < insns; done += 4) {
+		p = next[p];
+		sum += p;
+	}
+	return sum;
+}
+
+/* About 6 instructions an element, half its branches mispredicted. */
+uint64_t dpmu_phase_branchy(const uint8_t *d, size_t n, uint64_t insns)
+{
+	uint64_t sum = 0;
+	for (uint64_t done = 0; done < insns; done += 6 * n)
+		for (size_t i = 0; i < n; i++) {
+			uint64_t x = d[i];
+			if (x >= 128) {
+				sum += x;
+				__asm__ __volatile__("" : "+r"(sum));
+			}
+		}
+	return sum;
+}
+
+int main(int argc, char **argv)
+{
+	const char *args = "[INSNS_M]";
+	size_t v = dpmu_wl_variant(argc, argv, args, variants, 2);
+	uint64_t m = dpmu_wl_size(argc, argv, 2, "INSNS_M", DPMU_PHASES_DEFAULT_M, 1, 1000);
+	dpmu_wl_max_args(argc, argv, 3, args);
+	uint64_t per = m * 1000000u;
+	struct dpmu_wl_rng r;
+	dpmu_wl_rng_seed(&r, 42);
+	size_t n = SMALL / sizeof(uint64_t);
+	uint64_t *a = dpmu_wl_alloc(argv[0], SMALL);
+	uint8_t *d = dpmu_wl_alloc(argv[0], SMALL);
+	for (size_t i = 0; i < n; i++)
+		a[i] = dpmu_wl_rng_next(&r);
+	for (size_t i = 0; i < SMALL; i++)
+		d[i] = (uint8_t)dpmu_wl_rng_next(&r);
+	uint64_t h = 0;
+	if (v == 1) {
+		h = dpmu_wl_mix(h, dpmu_phase_friendly(a, n, 5 * per + per / 4));
+	} else {
+		/* a random cyclic permutation (Sattolo) of BIG / 64 lines: every
+		 * step of the chase lands on a new line */
+		size_t lines = BIG / 64;
+		uint32_t *order = dpmu_wl_alloc(argv[0], lines * sizeof *order);
+		uint32_t *next = dpmu_wl_alloc(argv[0], BIG);
+		for (size_t i = 0; i < lines; i++)
+			order[i] = (uint32_t)i;
+		for (size_t i = lines - 1; i > 0; i--) {
+			size_t j = dpmu_wl_rng_below(&r, i);
+			uint32_t t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		for (size_t i = 0; i < lines; i++)
+			next[order[i] * 16u] = order[(i + 1) % lines] * 16u;
+		free(order);
+		/* instruction budgets that give the phases similar times */
+		h = dpmu_wl_mix(h, dpmu_phase_friendly(a, n, 2 * per));
+		h = dpmu_wl_mix(h, dpmu_phase_thrash(next, per / 4));
+		h = dpmu_wl_mix(h, dpmu_phase_branchy(d, SMALL, per));
+		h = dpmu_wl_mix(h, dpmu_phase_friendly(a, n, 2 * per));
+		free(next);
+	}
+	dpmu_wl_report("phases", variants[v].name, m, h);
+	free(a);
+	free(d);
+	return 0;
+}

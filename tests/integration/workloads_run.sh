@@ -55,6 +55,11 @@ done
 [ "$(checksum stream triad 4096 1)" != "$(checksum stream copy 4096 1)" ] ||
 	fail "stream triad and copy should not agree"
 
+# phases: both runs report; the phased run's checksum differs from the
+# steady one's (its phases did other work).
+[ "$(checksum phases phased 1)" != "$(checksum phases steady 1)" ] ||
+	fail "phases phased and steady should not agree"
+
 # The result depends on the size (the work is really done).
 [ "$(checksum matmul naive 64)" != "$(checksum matmul naive 65)" ] ||
 	fail "matmul: N=64 and N=65 give the same checksum"
@@ -92,4 +97,6 @@ run 2 "$qemu" "$wl/false_sharing" shared 9
 has err "THREADS '9' is not a number from 2 to 8"
 run 2 "$qemu" "$wl/stream" triad 10 1 extra
 has err "unexpected argument 'extra'"
+run 2 "$qemu" "$wl/phases" phased 0
+has err "INSNS_M '0' is not a number from 1 to 1000"
 finish

@@ -287,6 +287,24 @@ int dpmu_drv_etm_start(struct dpmu_drv *d, unsigned cpu, const struct dpmu_drv_e
 		       struct dpmu_err *err);
 /* TRCPRGCTLR.EN = 0 and wait for TRCSTATR.IDLE. */
 int dpmu_drv_etm_stop(struct dpmu_drv *d, unsigned cpu, struct dpmu_err *err);
+/* A capture as dynpmu trace record makes it: EL0 instruction trace with
+ * timestamps and context IDs, started once `trigger_event` (a PMU event
+ * number, an external input) has counted more than trigger_count (without
+ * a trigger: at once), for `window` instructions (0: no end), inside
+ * [range_start, range_end) when range_end > range_start, with cycle
+ * counts when `cycles`. Counts are 16-bit (TRCCNTVR): at most 65534 and
+ * 65535. */
+struct dpmu_drv_etm_window {
+	unsigned cpu;
+	bool trigger;
+	uint8_t trigger_event;
+	uint32_t trigger_count, window;
+	uint64_t range_start, range_end;
+	bool cycles;
+};
+#define DPMU_DRV_ETM_TRACE_ID(cpu) (0x10u + (cpu)) /* TRCTRACEIDR */
+void dpmu_drv_etm_window_config(const struct dpmu_drv_etm_window *w,
+				struct dpmu_drv_etm_config *c);
 /* A 32-bit word of the trace unit's frame (TRCIDRn, TRCCNTVRn, ...). */
 int dpmu_drv_etm_read(struct dpmu_drv *d, unsigned cpu, uint32_t offset, uint32_t *value,
 		      struct dpmu_err *err);

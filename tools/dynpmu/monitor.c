@@ -38,7 +38,7 @@
 #define MAX_EVENTS 6
 
 struct mon_opts {
-	const char *profile, *cpus, *sysroot, *output, *save, *load;
+	const char *profile, *cpus, *sysroot, *output, *save, *load, *compare, *trace;
 	uint64_t interval_ns;
 	struct dpmu_mon_watch_opts w;
 	bool json;
@@ -62,6 +62,8 @@ struct core_mon {
 	struct dpmu_mon_watch w;
 	uint64_t last[4];                  /* AMU group-0 counters at the last interval */
 	uint64_t intervals;
+	double *cpis;                      /* every interval's CPI (--compare) */
+	size_t ncpis, capcpis;
 	unsigned anomaly;                  /* the current anomaly's number, 0: none */
 	uint64_t anomaly_ns;
 	struct diag d;
@@ -82,8 +84,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: dynpmu monitor [-I US] [--learn N] [--threshold K] [--floor F]\n"
 		"                      [--consecutive N] [--baseline FILE] [--save-baseline FILE]\n"
-		"                      [--json] [-o FILE] [--cpus LIST] [--profile P]\n"
-		"                      [--sysroot DIR] -- PROGRAM [ARGS...]\n\n"
+		"                      [--compare FILE] [--json] [-o FILE] [--cpus LIST]\n"
+		"                      [--profile P] [--sysroot DIR] -- PROGRAM [ARGS...]\n"
+		"       dynpmu monitor [OPTIONS] --trace FILE\n\n"
 		"Watches every core's CPI and memory-stall share with the Activity Monitors,\n"
 		"learns a baseline, and on an anomaly diagnoses it with the PMU (seed 003).\n\n"
 		"  -I, --interval US   simulated microseconds per interval (default %u)\n"
@@ -93,6 +96,8 @@ static void usage(FILE *out)
 		"  --consecutive N     intervals in a row that start or end an anomaly (default 2)\n"
 		"  --baseline FILE     use a saved baseline instead of learning one\n"
 		"  --save-baseline F   save each core's baseline (JSON)\n"
+		"  --compare FILE      at the end, this run's CPI against a saved baseline\n"
+		"  --trace FILE        replay an instruction trace instead of running a program\n"
 		"  --json              the event log as JSON lines\n"
 		"  -o, --output FILE   the event log (default: stderr)\n",
 		DEFAULT_INTERVAL_US);
@@ -119,6 +124,7 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 		{ "threshold", required_argument, NULL, 'k' }, { "floor", required_argument, NULL, 'F' },
 		{ "consecutive", required_argument, NULL, 'c' }, { "baseline", required_argument, NULL, 'b' },
 		{ "save-baseline", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
+		{ "compare", required_argument, NULL, 'M' },  { "trace", required_argument, NULL, 'T' },
 		{ "output", required_argument, NULL, 'o' },   { "cpus", required_argument, NULL, 'C' },
 		{ "profile", required_argument, NULL, 'p' },  { "sysroot", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
@@ -158,6 +164,8 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 			break;
 		case 'b': o->load = optarg; break;
 		case 'S': o->save = optarg; break;
+		case 'M': o->compare = optarg; break;
+		case 'T': o->trace = optarg; break;
 		case 'j': o->json = true; break;
 		case 'o': o->output = optarg; break;
 		case 'C': o->cpus = optarg; break;
@@ -173,11 +181,16 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 			return DPMU_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "dynpmu monitor: no program: dynpmu monitor [options] -- PROGRAM [ARGS]\n");
+	if (o->trace && optind < argc) {
+		fprintf(stderr, "dynpmu monitor: give either --trace FILE or -- PROGRAM, not both\n");
 		return DPMU_EXIT_USAGE;
 	}
-	o->prog_argv = argv + optind;
+	if (!o->trace && optind >= argc) {
+		fprintf(stderr, "dynpmu monitor: no program: dynpmu monitor [options] -- PROGRAM [ARGS] "
+				"(or --trace FILE)\n");
+		return DPMU_EXIT_USAGE;
+	}
+	o->prog_argv = o->trace ? NULL : argv + optind;
 	return 0;
 }
 
@@ -338,6 +351,17 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 		return 0; /* the core did not run the program this interval */
 	c->intervals++;
 	int rc = 0;
+	if (m->o->compare) {
+		if (c->ncpis == c->capcpis) {
+			size_t cap = c->capcpis ? 2 * c->capcpis : 256;
+			double *n = realloc(c->cpis, cap * sizeof *n);
+			if (!n)
+				return dpmu_err_set(err, DPMU_ENOMEM, "out of memory keeping the CPIs");
+			c->cpis = n;
+			c->capcpis = cap;
+		}
+		c->cpis[c->ncpis++] = (double)cyc / (double)ins;
+	}
 	if (c->d.group >= 0) {
 		c->d.insns += ins;
 		c->d.cycles += cyc;
@@ -482,6 +506,52 @@ static int load_baseline(const char *path, unsigned cpu, struct dpmu_mon_baselin
 	return rc;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Seed 003 section 7.2, step 4: after the fix, the AMU baseline confirms
+ * the gain. This run's median CPI per core against a saved baseline's,
+ * judged by the baseline's band. */
+static int compare(struct mon *m, uint64_t end, struct dpmu_err *err)
+{
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
+		struct core_mon *c = &m->core[i];
+		if (!c->used || !c->ncpis)
+			continue;
+		struct dpmu_mon_baseline base;
+		int have = load_baseline(m->o->compare, c->cpu, &base, err);
+		if (have < 0)
+			return have;
+		if (have == 1)
+			continue; /* the file has no baseline for this core */
+		qsort(c->cpis, c->ncpis, sizeof *c->cpis, cmp_double);
+		double med = c->ncpis % 2 ? c->cpis[c->ncpis / 2]
+					  : (c->cpis[c->ncpis / 2 - 1] + c->cpis[c->ncpis / 2]) / 2;
+		struct dpmu_mon_watch w;
+		if (dpmu_mon_watch_init(&w, &m->o->w, &base, err))
+			return DPMU_EINVAL;
+		double band = dpmu_mon_watch_band(&w), change = 100 * (med - base.cpi) / base.cpi;
+		const char *verdict = fabs(med - base.cpi) <= band ? "the same (within the band)"
+				      : med < base.cpi		    ? "better"
+									    : "worse";
+		char text[300], json[300];
+		snprintf(text, sizeof text,
+			 "compare: median CPI %.3f over %zu intervals against the baseline's %.3f "
+			 "(+-%.3f): %s, %+.1f%%",
+			 med, c->ncpis, base.cpi, band, verdict, change);
+		snprintf(json, sizeof json,
+			 "\"cpi\":%.4f,\"intervals\":%zu,\"baseline_cpi\":%.4f,\"band\":%.4f,"
+			 "\"verdict\":\"%s\",\"change_percent\":%.2f",
+			 med, c->ncpis, base.cpi, band,
+			 verdict[0] == 't' ? "same" : verdict, change);
+		log_line(m, end, c, "compare", json, text);
+	}
+	return 0;
+}
+
 /* ---- the run -------------------------------------------------------------------- */
 
 static int resolve_groups(struct mon *m, uint64_t cores, struct dpmu_err *err)
@@ -513,10 +583,17 @@ static int resolve_groups(struct mon *m, uint64_t cores, struct dpmu_err *err)
 static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *bad_input)
 {
 	*bad_input = true;
-	struct dpmu_qemu_options qo = { .profile = o->profile, .program = o->prog_argv[0],
-					.argv = o->prog_argv, .sysroot = o->sysroot, .cpus = o->cpus };
 	struct dpmu_backend *b = NULL;
-	int rc = dpmu_qemu_create(&qo, &b, err);
+	int rc;
+	if (o->trace) {
+		struct dpmu_sim_options so = { .profile = o->profile, .trace = o->trace };
+		rc = dpmu_sim_create(&so, &b, err);
+	} else {
+		struct dpmu_qemu_options qo = { .profile = o->profile, .program = o->prog_argv[0],
+						.argv = o->prog_argv, .sysroot = o->sysroot,
+						.cpus = o->cpus };
+		rc = dpmu_qemu_create(&qo, &b, err);
+	}
 	if (rc)
 		return rc;
 	struct mon *m = calloc(1, sizeof *m);
@@ -554,9 +631,16 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 		for (unsigned k = 0; !rc && k < 4; k++)
 			rc = dpmu_drv_amu_read(b->drv, i, 0, k, &c->last[k], err);
 	}
+	if (!rc && o->compare) {
+		/* a bad file is bad input: found before the run, not after */
+		struct dpmu_mon_baseline probe;
+		int have = load_baseline(o->compare, 0, &probe, err);
+		rc = have < 0 ? have : 0;
+	}
 	if (!rc) {
 		*bad_input = false;
-		rc = b->ops->run_timed(b, DPMU_MON_POLL_INSNS, o->interval_ns, tick, m, err);
+		rc = b->ops->run_timed ? b->ops->run_timed(b, DPMU_MON_POLL_INSNS, o->interval_ns, tick, m, err)
+				       : b->ops->run(b, DPMU_MON_POLL_INSNS, tick, m, err);
 	}
 	uint64_t end = b->ops->time_ns(b);
 	if (!rc) {
@@ -575,13 +659,17 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 				 c->w.state == DPMU_MON_LEARNING ? "false" : "true");
 			log_line(m, end, c, "summary", json, text);
 		}
-		if (o->save)
+		if (o->compare)
+			rc = compare(m, end, err);
+		if (!rc && o->save)
 			rc = save_baselines(m, o->save, err);
 	}
-	for (unsigned i = 0; i < DPMU_MAX_CORES; i++)
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
 		dpmu_an_table_free(&m->core[i].d.t);
+		free(m->core[i].cpis);
+	}
 	free(m);
-	int status = dpmu_qemu_wait_status(b);
+	int status = o->trace ? 0 : dpmu_qemu_wait_status(b);
 	dpmu_backend_destroy(b);
 	if (!rc && WIFEXITED(status) && WEXITSTATUS(status))
 		fprintf(stderr, "dynpmu monitor: the program exited with status %d\n", WEXITSTATUS(status));

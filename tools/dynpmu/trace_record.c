@@ -5,7 +5,7 @@
  * Captures instruction trace of one core's trace unit (ETMv4), started by
  * a PMU event as seed 003 section 7.1 does it, into a trace directory
  * (docs/trace-unit.md). The trace unit is programmed through the driver,
- * as silicon's would be:
+ * as silicon's would be (dpmu_drv_etm_window_config):
  *
  *   TRCEXTINSELR  SEL0 = the trigger's PMU event, SEL1 = INST_RETIRED
  *   RS2 = SEL0 fired          counter 0 counts it, from N + 1 down to 0
@@ -44,8 +44,6 @@
 #define DEFAULT_BUFFER (1u << 20)
 #define DEFAULT_INTERVAL_NS 1000u
 #define COUNTER_MAX 0xFFFFu           /* TRCCNTVR is 16 bits */
-#define TRACE_ID_BASE 0x10u           /* TRCTRACEIDR: 0x10 + cpu */
-#define SYNC_PERIOD 12u               /* TRCSYNCPR: an A-sync every 4 KiB */
 
 struct rec_opts {
 	const char *trigger, *range, *output, *profile, *sysroot, *events, *executed;
@@ -229,42 +227,6 @@ static int parse_range(const char *s, const char *program, struct dpmu_tracedir 
 	return 0;
 }
 
-/* The trace unit's programming for the options (the header comment). */
-static void etm_config(const struct rec_opts *o, uint8_t trigger_code, bool trigger,
-		       const struct dpmu_tracedir *t, struct dpmu_drv_etm_config *c)
-{
-	enum { EXTIN = DPMU_ETM_RS_EXTIN << 16, COUNTER = DPMU_ETM_RS_COUNTER << 16 };
-	memset(c, 0, sizeof *c);
-	c->configr = DPMU_TRCCONFIGR_TS | DPMU_TRCCONFIGR_CID |
-		     (o->cycles ? DPMU_TRCCONFIGR_CCI : 0);
-	c->ccctlr = dpmu_etm_default.ccitmin;     /* the smallest threshold: a count per block */
-	c->traceidr = TRACE_ID_BASE + o->cpu;
-	c->syncpr = SYNC_PERIOD;
-	/* INST_RETIRED only with a window: counting it costs the trace unit
-	 * a look at every block */
-	c->extinselr = trigger_code | (o->window ? DPMU_ETM_INST_RETIRED << 8 : 0);
-	c->rsctlr[2] = EXTIN | 1u;
-	c->rsctlr[3] = COUNTER | 1u;
-	c->rsctlr[4] = COUNTER | 1u;
-	c->rsctlr[5] = COUNTER | 2u | DPMU_TRCRSCTLR_INV;
-	c->rsctlr[6] = EXTIN | 2u;
-	c->rsctlr[7] = COUNTER | 1u;
-	c->cntctlr[0] = 2;                          /* CNTEVENT: RS2 */
-	c->cntvr[0] = trigger ? (uint32_t)t->trigger_count + 1 : 0;
-	c->cntctlr[1] = o->window ? DPMU_ETM_EVENT_PAIR | 3 : 0; /* CNTEVENT: pair 3, or FALSE */
-	c->cntvr[1] = (uint32_t)o->window;
-	c->victlr = (o->window ? DPMU_ETM_EVENT_PAIR | 2 : 3) | DPMU_TRCVICTLR_SSSTATUS |
-		    DPMU_TRCVICTLR_EXLEVEL_S(0) | DPMU_TRCVICTLR_EXLEVEL_S(1) |
-		    DPMU_TRCVICTLR_EXLEVEL_S(3) | DPMU_TRCVICTLR_EXLEVEL_NS(1) |
-		    DPMU_TRCVICTLR_EXLEVEL_NS(2);
-	if (t->range_name[0]) {
-		/* the range comparator is inclusive: its last instruction */
-		c->acvr[0] = t->range_start;
-		c->acvr[1] = t->range_end - 4;
-		c->viiectlr = 1;                    /* INCLUDE: range comparator 0 */
-	}
-}
-
 static void on_seen(void *ctx, unsigned core, uint64_t index, uint64_t pc, bool traced)
 {
 	(void)core;
@@ -377,7 +339,15 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 		goto out_sink;
 	}
 	struct dpmu_drv_etm_config cfg;
-	etm_config(o, code, trigger, &t, &cfg);
+	struct dpmu_drv_etm_window win = { .cpu = o->cpu, .trigger = trigger,
+					   .trigger_event = code,
+					   .trigger_count = (uint32_t)t.trigger_count,
+					   .window = (uint32_t)o->window, .cycles = o->cycles };
+	if (t.range_name[0]) {
+		win.range_start = t.range_start;
+		win.range_end = t.range_end;
+	}
+	dpmu_drv_etm_window_config(&win, &cfg);
 	struct dpmu_mon_options mo = { .interval_ns = o->interval_ns, .on_interval = on_interval,
 				       .ctx = &x };
 	struct dpmu_mon_session *s = NULL;

@@ -261,6 +261,18 @@ struct dpmu_an_advice {
 int dpmu_an_advise(const struct dpmu_an_table *t, size_t sample, struct dpmu_an_advice *out,
 		   size_t cap, size_t *n, struct dpmu_err *err);
 
+/* ---- the hot functions of a trace (trace_image.c) --------------------------- */
+
+/* The functions a trace directory's decoded instructions ran in, the most
+ * first: at most cap of them in out (*n), *total instructions in all. */
+struct dpmu_tracedir;
+struct dpmu_an_hot {
+	char name[96];
+	uint64_t insns;
+};
+int dpmu_an_trace_hot(const struct dpmu_tracedir *t, struct dpmu_an_hot *out, size_t cap, size_t *n,
+		      uint64_t *total, struct dpmu_err *err);
+
 /* ---- the monitor's diagnosis (diagnose.c) ---------------------------------- */
 
 /* The cause of an anomaly from the diagnosis groups' counts in sample

@@ -305,6 +305,9 @@ struct dpmu_drv_etm_window {
 #define DPMU_DRV_ETM_TRACE_ID(cpu) (0x10u + (cpu)) /* TRCTRACEIDR */
 void dpmu_drv_etm_window_config(const struct dpmu_drv_etm_window *w,
 				struct dpmu_drv_etm_config *c);
+/* TRCIDR0-13, what a decoder needs to know of the unit, after unlocking
+ * the frame and the trace unit's OS lock as a debugger attaching would. */
+int dpmu_drv_etm_ids(struct dpmu_drv *d, unsigned cpu, uint32_t idr[14], struct dpmu_err *err);
 /* A 32-bit word of the trace unit's frame (TRCIDRn, TRCCNTVRn, ...). */
 int dpmu_drv_etm_read(struct dpmu_drv *d, unsigned cpu, uint32_t offset, uint32_t *value,
 		      struct dpmu_err *err);

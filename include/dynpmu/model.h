@@ -199,6 +199,8 @@ struct dpmu_etm_sink {
 
 int dpmu_etm_sink_init(struct dpmu_etm_sink *s, size_t size, struct dpmu_err *err);
 void dpmu_etm_sink_free(struct dpmu_etm_sink *s);
+/* Empty it for the next capture (its buffer kept). */
+void dpmu_etm_sink_reset(struct dpmu_etm_sink *s);
 /* Bytes held (at most size). */
 size_t dpmu_etm_sink_fill(const struct dpmu_etm_sink *s);
 /* Copy the held bytes, oldest first, into out (dpmu_etm_sink_fill bytes). */

@@ -348,5 +348,8 @@ void dpmu_qemu_trace_seen(struct dpmu_backend *b, unsigned cpu, dpmu_etm_seen_fn
 bool dpmu_qemu_trace_mark(struct dpmu_backend *b, unsigned cpu, uint64_t time_ns);
 int dpmu_qemu_trace_status(const struct dpmu_backend *b, unsigned cpu,
 			   struct dpmu_etm_status *out);
+/* After enabling cpu's trace unit mid-run: it learns the thread that runs
+ * there now (its context ID). */
+void dpmu_qemu_trace_context(struct dpmu_backend *b, unsigned cpu);
 
 #endif

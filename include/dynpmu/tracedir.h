@@ -69,4 +69,16 @@ int dpmu_tracedir_parse(const char *name, const char *meta, size_t meta_len, con
 			size_t trace_len, struct dpmu_tracedir *t, struct dpmu_err *err);
 void dpmu_tracedir_free(struct dpmu_tracedir *t);
 
+/* The decoder's memory image of a directory: each mapping's bytes from its
+ * file (src/analysis/trace_image.c). A file that cannot be opened is
+ * DPMU_EINVAL naming it. */
+struct dpmu_tracedir_image {
+	struct dpmu_etm_image img[DPMU_TRACEDIR_MAX_MAPS];
+	uint8_t *buf[DPMU_TRACEDIR_MAX_MAPS];
+	size_t n;
+};
+int dpmu_tracedir_image(const struct dpmu_tracedir *t, struct dpmu_tracedir_image *out,
+			struct dpmu_err *err);
+void dpmu_tracedir_image_free(struct dpmu_tracedir_image *im);
+
 #endif

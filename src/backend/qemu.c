@@ -229,13 +229,8 @@ static void core_take(struct qemu_be *q, unsigned i)
 	if (!same || q->per_thread)
 		dpmu_uarch_flush_core(q->uarch, c);
 	q->core_vcpu[c] = (int)i;
-	/* the core's trace unit sees the switch (its context ID is the
-	 * thread's ID, as Linux sets CONTEXTIDR_EL1; the vCPU's number while
-	 * the plugin has not told it) */
-	if (dpmu_model_etm_active(q->model, c)) {
-		uint32_t tid = atomic_load_explicit(&q->shm->tid[i], memory_order_relaxed);
-		dpmu_model_etm_context(q->model, c, tid ? tid : 0x80000000u | i);
-	}
+	if (dpmu_model_etm_active(q->model, c))
+		dpmu_qemu_trace_switch(q, c, i);
 }
 
 static struct symstat *sym_get(struct qemu_be *q, uint32_t name)

@@ -398,4 +398,7 @@ int dpmu_qemu_find_plugin(char *out, size_t cap, struct dpmu_err *err);
 int dpmu_qemu_parse_quantum(const char *s, uint64_t *out, struct dpmu_err *err);
 int dpmu_qemu_parse_drain(const char *s, enum qemu_drain *out, struct dpmu_err *err);
 
+/* qemu_trace.c: vCPU i takes core c (its trace unit's context). */
+void dpmu_qemu_trace_switch(struct qemu_be *q, unsigned c, unsigned i);
+
 #endif

@@ -31,3 +31,19 @@ int dpmu_qemu_trace_status(const struct dpmu_backend *b, unsigned cpu,
 	const struct qemu_be *q = (const struct qemu_be *)b;
 	return dpmu_model_etm_status(q->model, cpu, out);
 }
+
+/* vCPU i runs on core c from now: its trace unit's context ID is the
+ * thread's ID, as Linux sets CONTEXTIDR_EL1 (the vCPU's number while the
+ * plugin has not told it). */
+void dpmu_qemu_trace_switch(struct qemu_be *q, unsigned c, unsigned i)
+{
+	uint32_t tid = atomic_load_explicit(&q->shm->tid[i], memory_order_relaxed);
+	dpmu_model_etm_context(q->model, c, tid ? tid : 0x80000000u | i);
+}
+
+void dpmu_qemu_trace_context(struct dpmu_backend *b, unsigned cpu)
+{
+	struct qemu_be *q = (struct qemu_be *)b;
+	if (cpu < dpmu_profile_ncores(q->profile) && q->core_vcpu[cpu] >= 0)
+		dpmu_qemu_trace_switch(q, cpu, (unsigned)q->core_vcpu[cpu]);
+}

@@ -119,6 +119,14 @@ int dpmu_drv_etm_stop(struct dpmu_drv *d, unsigned cpu, struct dpmu_err *err)
 	return rc;
 }
 
+int dpmu_drv_etm_ids(struct dpmu_drv *d, unsigned cpu, uint32_t idr[14], struct dpmu_err *err)
+{
+	int rc = unlock(d, cpu, err);
+	for (unsigned i = 0; !rc && i < 14; i++)
+		rc = rd(d, cpu, DPMU_TRCIDR(i), &idr[i], err);
+	return rc;
+}
+
 int dpmu_drv_etm_read(struct dpmu_drv *d, unsigned cpu, uint32_t offset, uint32_t *value,
 		      struct dpmu_err *err)
 {

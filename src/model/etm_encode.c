@@ -64,6 +64,13 @@ void dpmu_etm_sink_free(struct dpmu_etm_sink *s)
 	*s = (struct dpmu_etm_sink){ 0 };
 }
 
+void dpmu_etm_sink_reset(struct dpmu_etm_sink *s)
+{
+	s->wr = 0;
+	s->written = 0;
+	s->wrapped = false;
+}
+
 size_t dpmu_etm_sink_fill(const struct dpmu_etm_sink *s)
 {
 	return s->wrapped ? s->size : s->wr;

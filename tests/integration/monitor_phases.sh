@@ -7,7 +7,9 @@
 #     as the front end, and the last ending when the program is back;
 #  2. phases steady: a baseline and no anomaly;
 #  3. the same on a Cortex-A55;
-#  4. --json lines parse, --save-baseline / --baseline round-trip;
+#  4. --json lines parse, --save-baseline / --baseline round-trip, the
+#     trace unit's capture names the phase's function and decodes,
+#     --compare judges a run against a saved baseline, --trace replays;
 #  5. bad input: a message and exit status 2.
 set -u
 : "${DYNPMU:?DYNPMU: the dynpmu binary}"
@@ -48,8 +50,9 @@ change_times() {
 # check CPU NAME: the phased run's log against the changes
 check_phased() {
 	cpu=$1 name=$2
-	"$DYNPMU" monitor --json --cpus "$cpu" -I $I_US -o "$T/m.json" -- "$W/phases" phased 2 >/dev/null ||
-		{ fail "$name: monitor failed"; return; }
+	rm -rf "$T/cap"
+	"$DYNPMU" monitor --json --cpus "$cpu" -I $I_US -o "$T/m.json" --capture "$T/cap" -- \
+		"$W/phases" phased 2 >/dev/null || { fail "$name: monitor failed"; return; }
 	set -- $(change_times "$cpu")
 	t2=${1:-0} t3=${2:-0} t4=${3:-0}
 	n=$(jq -s '[.[] | select(.event == "anomaly")] | length' "$T/m.json")
@@ -70,6 +73,14 @@ check_phased() {
 	c2=$(jq -rs '[.[] | select(.event == "diagnosis")][1].cause // "none"' "$T/m.json")
 	if [ "$c1" = "memory hierarchy" ] && [ "$c2" = "front end" ]; then pass "$name: causes $c1, $c2"
 	else fail "$name: causes '$c1', '$c2' (want memory hierarchy, front end)"; fi
+	# the trace unit's capture names the phase's function, and decodes
+	h1=$(jq -rs '[.[] | select(.event == "hot")][0].functions[0].name // "none"' "$T/m.json")
+	h2=$(jq -rs '[.[] | select(.event == "hot")][1].functions[0].name // "none"' "$T/m.json")
+	if [ "$h1" = dpmu_phase_thrash ] && [ "$h2" = dpmu_phase_branchy ]; then pass "$name: hot $h1, $h2"
+	else fail "$name: hot '$h1', '$h2' (want dpmu_phase_thrash, dpmu_phase_branchy)"; fi
+	n=$("$DYNPMU" trace show --addresses "$T/cap/anomaly-1" | wc -l)
+	if [ "$n" -ge 4000 ]; then pass "$name: the capture decodes ($n instructions)"
+	else fail "$name: the capture decodes to $n instructions"; fi
 }
 
 check_phased 0 "Cortex-A75"
@@ -98,6 +109,24 @@ else
 	fail "baseline file: not saved or not read"
 fi
 
+# --compare: a run judged against a saved baseline (seed 003 section 7.2,
+# step 4): naive matmul's baseline, blocked is better, naive the same
+if "$DYNPMU" monitor -I 20 --save-baseline "$T/naive.json" -o /dev/null -- "$W/matmul" naive 96 >/dev/null &&
+	"$DYNPMU" monitor --json -I 20 --compare "$T/naive.json" -o "$T/c1.json" -- "$W/matmul" blocked 96 >/dev/null &&
+	"$DYNPMU" monitor --json -I 20 --compare "$T/base.json" -o "$T/c2.json" -- "$W/phases" steady 2 >/dev/null; then
+	v1=$(jq -rs '[.[] | select(.event == "compare")][0].verdict // "none"' "$T/c1.json")
+	v2=$(jq -rs '[.[] | select(.event == "compare")][0].verdict // "none"' "$T/c2.json")
+	if [ "$v1" = better ] && [ "$v2" = same ]; then pass "compare: blocked better, steady the same"
+	else fail "compare: '$v1', '$v2' (want better, same)"; fi
+else
+	fail "compare: a run failed"
+fi
+
+# --trace: a replayed instruction trace is watched too
+if "$DYNPMU" monitor -I 1 --trace "$DPMU_SOURCE_DIR/tests/integration/traces/two_cores.trace" \
+	-o "$T/t.log" >/dev/null; then pass "--trace: a replay runs"
+else fail "--trace: the replay failed"; fi
+
 # 5. bad input
 bad() { # NAME WANT COMMAND...
 	name=$1 want=$2
@@ -110,7 +139,10 @@ bad() { # NAME WANT COMMAND...
 bad "interval" "--interval" "$DYNPMU" monitor -I 0 -- "$W/phases" steady 1
 bad "learn" "--learn" "$DYNPMU" monitor --learn 2 -- "$W/phases" steady 1
 bad "no program" "no program" "$DYNPMU" monitor
+bad "program and trace" "not both" "$DYNPMU" monitor --trace x.trace -- "$W/phases" steady 1
+bad "window" "--window" "$DYNPMU" monitor --window 70000 -- "$W/phases" steady 1
 printf '{"format":"something else"}' >"$T/other.json"
+bad "compare file" "compare .*not a baseline" "$DYNPMU" monitor --compare "$T/other.json" -- "$W/phases" steady 1
 bad "baseline file" "not a baseline" "$DYNPMU" monitor --baseline "$T/other.json" -- "$W/phases" steady 1
 printf '{"format":' >"$T/trunc.json"
 bad "truncated baseline" "trunc.json: line" "$DYNPMU" monitor --baseline "$T/trunc.json" -- "$W/phases" steady 1

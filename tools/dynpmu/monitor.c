@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <jansson.h>
@@ -29,17 +30,23 @@
 #include "dynpmu/backend.h"
 #include "dynpmu/driver.h"
 #include "dynpmu/monitor.h"
+#include "dynpmu/etm.h"
 #include "dynpmu/qemu.h"
+#include "dynpmu/tracedir.h"
 
 #define DEFAULT_INTERVAL_US 50
 #define AMU_CYCLES 0         /* group-0 AMU counters (AMUv1) */
 #define AMU_INSTS 2
 #define AMU_STALL_MEM 3
 #define MAX_EVENTS 6
+#define DEFAULT_WINDOW 4000  /* instructions a capture traces */
+#define SINK_BYTES (256u << 10)
+#define HOT_SHOWN 3
 
 struct mon_opts {
 	const char *profile, *cpus, *sysroot, *output, *save, *load, *compare, *trace;
-	uint64_t interval_ns;
+	uint64_t interval_ns, window;
+	const char *capture;               /* --capture DIR */
 	struct dpmu_mon_watch_opts w;
 	bool json;
 	char **prog_argv;
@@ -67,6 +74,10 @@ struct core_mon {
 	unsigned anomaly;                  /* the current anomaly's number, 0: none */
 	uint64_t anomaly_ns;
 	struct diag d;
+	/* seed 003 section 7.2 step 3: the trace unit captures the code */
+	struct dpmu_etm_sink sink;
+	bool tracing;                      /* a capture is running */
+	uint32_t idr[14];
 };
 
 struct mon {
@@ -97,10 +108,13 @@ static void usage(FILE *out)
 		"  --baseline FILE     use a saved baseline instead of learning one\n"
 		"  --save-baseline F   save each core's baseline (JSON)\n"
 		"  --compare FILE      at the end, this run's CPI against a saved baseline\n"
+		"  --window INSNS      instructions the trace unit captures on an anomaly\n"
+		"                      (default %u; its hot functions are named)\n"
+		"  --capture DIR       also keep each capture as DIR/anomaly-N (dynpmu trace show)\n"
 		"  --trace FILE        replay an instruction trace instead of running a program\n"
 		"  --json              the event log as JSON lines\n"
 		"  -o, --output FILE   the event log (default: stderr)\n",
-		DEFAULT_INTERVAL_US);
+		DEFAULT_INTERVAL_US, DEFAULT_WINDOW);
 }
 
 static int num(const char *opt, const char *arg, double lo, double hi, double *out)
@@ -125,6 +139,7 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 		{ "consecutive", required_argument, NULL, 'c' }, { "baseline", required_argument, NULL, 'b' },
 		{ "save-baseline", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
 		{ "compare", required_argument, NULL, 'M' },  { "trace", required_argument, NULL, 'T' },
+		{ "window", required_argument, NULL, 'W' },   { "capture", required_argument, NULL, 'P' },
 		{ "output", required_argument, NULL, 'o' },   { "cpus", required_argument, NULL, 'C' },
 		{ "profile", required_argument, NULL, 'p' },  { "sysroot", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
@@ -133,6 +148,7 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 	memset(o, 0, sizeof *o);
 	o->w = def;
 	o->interval_ns = DEFAULT_INTERVAL_US * 1000ull;
+	o->window = DEFAULT_WINDOW;
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -166,6 +182,12 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 		case 'S': o->save = optarg; break;
 		case 'M': o->compare = optarg; break;
 		case 'T': o->trace = optarg; break;
+		case 'P': o->capture = optarg; break;
+		case 'W':
+			if (num("--window", optarg, 0, 65535, &v))
+				return DPMU_EXIT_USAGE;
+			o->window = (uint64_t)v;
+			break;
 		case 'j': o->json = true; break;
 		case 'o': o->output = optarg; break;
 		case 'C': o->cpus = optarg; break;
@@ -271,6 +293,106 @@ static int diag_collect(struct mon *m, struct core_mon *c, struct dpmu_err *err)
 	return cl ? dpmu_drv_cluster_enable(d, unit, false, err) : dpmu_drv_pmu_enable(d, unit, false, err);
 }
 
+/* The trace unit captures the next --window instructions (a program run
+ * only: a replayed trace has no program image). */
+static int capture_start(struct mon *m, struct core_mon *c, struct dpmu_err *err)
+{
+	if (!c->sink.buf || c->tracing || !m->o->window)
+		return 0;
+	dpmu_etm_sink_reset(&c->sink);
+	struct dpmu_drv_etm_window win = { .cpu = c->cpu, .window = (uint32_t)m->o->window };
+	struct dpmu_drv_etm_config cfg;
+	dpmu_drv_etm_window_config(&win, &cfg);
+	int rc = dpmu_drv_etm_start(m->b->drv, c->cpu, &cfg, err);
+	c->tracing = !rc;
+	if (!rc)
+		dpmu_qemu_trace_context(m->b, c->cpu);
+	return rc;
+}
+
+/* The capture's hot functions, and the capture kept with --capture. */
+static int capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	if (!c->tracing)
+		return 0;
+	c->tracing = false;
+	int rc = dpmu_drv_etm_stop(m->b->drv, c->cpu, err);
+	if (rc)
+		return rc;
+	struct dpmu_tracedir t;
+	memset(&t, 0, sizeof t);
+	t.cpu = c->cpu;
+	memcpy(t.regs.idr, c->idr, sizeof c->idr);
+	struct dpmu_drv_etm_window win = { .cpu = c->cpu, .window = (uint32_t)m->o->window };
+	struct dpmu_drv_etm_config cfg;
+	dpmu_drv_etm_window_config(&win, &cfg);
+	t.regs.configr = cfg.configr;
+	t.regs.traceidr = cfg.traceidr;
+	t.window = m->o->window;
+	t.sink_size = c->sink.size;
+	t.sink_written = c->sink.written;
+	t.wrapped = c->sink.wrapped;
+	t.trace_len = dpmu_etm_sink_fill(&c->sink);
+	uint8_t *bytes = malloc(t.trace_len ? t.trace_len : 1);
+	if (!bytes)
+		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory copying a capture");
+	dpmu_etm_sink_copy(&c->sink, bytes);
+	t.trace = bytes;
+	struct dpmu_etm_status st;
+	dpmu_qemu_trace_status(m->b, c->cpu, &st);
+	t.given = st.seen;
+	t.traced = st.traced;
+	t.first = st.first;
+	t.last = st.last;
+	t.event_at = st.event_at;
+	const struct dpmu_profile *p = m->b->profile;
+	snprintf(t.core_type, sizeof t.core_type, "%.47s", p->core_types[c->type].name);
+	t.program = (char *)m->o->prog_argv[0];
+	struct dpmu_qemu_mapping maps[DPMU_TRACEDIR_MAX_MAPS];
+	size_t nm = dpmu_qemu_mappings(m->b, maps, DPMU_TRACEDIR_MAX_MAPS);
+	for (size_t i = 0; i < nm && i < DPMU_TRACEDIR_MAX_MAPS; i++)
+		t.maps[t.nmaps++] = (struct dpmu_tracedir_map){ maps[i].start, maps[i].len,
+								maps[i].pgoff, (char *)maps[i].path };
+	struct dpmu_an_hot hot[32];
+	size_t nh = 0;
+	uint64_t total = 0;
+	rc = dpmu_an_trace_hot(&t, hot, 32, &nh, &total, err);
+	if (!rc && total) {
+		char text[400] = "", json[600] = "", esc[200];
+		size_t k = (size_t)snprintf(text, sizeof text, "  hot:");
+		size_t j = (size_t)snprintf(json, sizeof json, "\"anomaly\":%u,\"insns\":%" PRIu64
+								",\"functions\":[",
+					    c->anomaly, total);
+		for (size_t i = 0; i < nh && i < HOT_SHOWN && k < sizeof text && j < sizeof json; i++) {
+			double share = 100.0 * (double)hot[i].insns / (double)total;
+			k += (size_t)snprintf(text + k, sizeof text - k, "%s %s %.1f%%", i ? "," : "",
+					      hot[i].name, share);
+			json_escape(hot[i].name, esc, sizeof esc);
+			j += (size_t)snprintf(json + j, sizeof json - j, "%s{\"name\":\"%s\",\"share\":%.2f}",
+					      i ? "," : "", esc, share);
+		}
+		if (k < sizeof text)
+			snprintf(text + k, sizeof text - k, " (of %" PRIu64 " instructions traced)", total);
+		if (j < sizeof json)
+			snprintf(json + j, sizeof json - j, "]");
+		log_line(m, now, c, "hot", json, text);
+	}
+	if (!rc && m->o->capture) {
+		char dir[2048];
+		snprintf(dir, sizeof dir, "%.2000s/anomaly-%u", m->o->capture, c->anomaly);
+		rc = dpmu_tracedir_write(dir, &t, err);
+		if (!rc) {
+			char text[4200], json[4200], esc[4096];
+			snprintf(text, sizeof text, "  trace: %s (dynpmu trace show %s)", dir, dir);
+			json_escape(dir, esc, sizeof esc);
+			snprintf(json, sizeof json, "\"anomaly\":%u,\"dir\":\"%s\"", c->anomaly, esc);
+			log_line(m, now, c, "trace", json, text);
+		}
+	}
+	free(bytes);
+	return rc;
+}
+
 static int diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
 {
 	dpmu_an_table_free(&c->d.t);
@@ -288,6 +410,8 @@ static int diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct dp
 	c->d.group = 0;
 	c->d.insns = c->d.cycles = 0;
 	c->d.start_ns = now;
+	if (!rc)
+		rc = capture_start(m, c, err);
 	return rc ? rc : diag_program(m, c, err);
 }
 
@@ -331,7 +455,7 @@ static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 			snprintf(text, sizeof text, "  advice: %s", adv[i].text);
 			log_line(m, now, c, "advice", json, text);
 		}
-	return 0;
+	return capture_end(m, c, now, err);
 }
 
 /* ---- the interval ------------------------------------------------------------- */
@@ -464,22 +588,21 @@ static int save_baselines(const struct mon *m, const char *path, struct dpmu_err
 
 /* cpu's baseline from a --save-baseline file: 1 when the file has none for
  * it, 0 with *out filled, or an error naming the file. */
-static int load_baseline(const char *path, unsigned cpu, struct dpmu_mon_baseline *out,
-			 struct dpmu_err *err)
+static int load_baseline(const char *opt, const char *path, unsigned cpu,
+			 struct dpmu_mon_baseline *out, struct dpmu_err *err)
 {
 	json_error_t je;
 	json_t *j = json_load_file(path, 0, &je);
 	if (!j)
-		return dpmu_err_set(err, DPMU_EINVAL, "--baseline %s: line %d: %s", path, je.line,
-				    je.text);
+		return dpmu_err_set(err, DPMU_EINVAL, "%s %s: line %d: %s", opt, path, je.line, je.text);
 	int rc = 1;
 	json_t *cores = json_object_get(j, "cores");
 	const char *fmt = json_string_value(json_object_get(j, "format"));
 	if (!fmt || strcmp(fmt, "dynpmu-baseline") || !json_is_array(cores))
 		rc = dpmu_err_set(err, DPMU_EINVAL,
-				  "--baseline %s: not a baseline from --save-baseline (no \"format\": "
+				  "%s %s: not a baseline from --save-baseline (no \"format\": "
 				  "\"dynpmu-baseline\" and \"cores\" array)",
-				  path);
+				  opt, path);
 	for (size_t i = 0; rc == 1 && i < json_array_size(cores); i++) {
 		json_t *c = json_array_get(cores, i);
 		json_t *id = json_object_get(c, "cpu");
@@ -490,8 +613,8 @@ static int load_baseline(const char *path, unsigned cpu, struct dpmu_mon_baselin
 		for (unsigned k = 0; rc == 1 && k < 4; k++) {
 			json_t *x = json_object_get(c, f[k]);
 			if (!json_is_number(x))
-				rc = dpmu_err_set(err, DPMU_EINVAL, "--baseline %s: cpu%u: \"%s\" is not a number",
-						  path, cpu, f[k]);
+				rc = dpmu_err_set(err, DPMU_EINVAL, "%s %s: cpu%u: \"%s\" is not a number",
+						  opt, path, cpu, f[k]);
 			else
 				v[k] = json_number_value(x);
 		}
@@ -522,7 +645,7 @@ static int compare(struct mon *m, uint64_t end, struct dpmu_err *err)
 		if (!c->used || !c->ncpis)
 			continue;
 		struct dpmu_mon_baseline base;
-		int have = load_baseline(m->o->compare, c->cpu, &base, err);
+		int have = load_baseline("--compare", m->o->compare, c->cpu, &base, err);
 		if (have < 0)
 			return have;
 		if (have == 1)
@@ -621,7 +744,7 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 		c->d.group = -1;
 		dpmu_an_table_init(&c->d.t);
 		struct dpmu_mon_baseline base;
-		int have = o->load ? load_baseline(o->load, i, &base, err) : 1;
+		int have = o->load ? load_baseline("--baseline", o->load, i, &base, err) : 1;
 		rc = have < 0 ? have : dpmu_mon_watch_init(&c->w, &o->w, have == 0 ? &base : NULL, err);
 		/* EL3 firmware enables the AMU's group-0 counters */
 		if (!rc)
@@ -630,11 +753,21 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 							      b->ops->name);
 		for (unsigned k = 0; !rc && k < 4; k++)
 			rc = dpmu_drv_amu_read(b->drv, i, 0, k, &c->last[k], err);
+		/* the trace unit's sink, for the captures (a program run) */
+		if (!rc && !o->trace && o->window) {
+			rc = dpmu_etm_sink_init(&c->sink, SINK_BYTES, err);
+			if (!rc)
+				rc = dpmu_qemu_trace_attach(b, i, &c->sink, err);
+			if (!rc)
+				rc = dpmu_drv_etm_ids(b->drv, i, c->idr, err);
+		}
 	}
+	if (!rc && o->capture && mkdir(o->capture, 0777) && errno != EEXIST)
+		rc = dpmu_err_set(err, DPMU_EIO, "--capture %s: %s", o->capture, strerror(errno));
 	if (!rc && o->compare) {
 		/* a bad file is bad input: found before the run, not after */
 		struct dpmu_mon_baseline probe;
-		int have = load_baseline(o->compare, 0, &probe, err);
+		int have = load_baseline("--compare", o->compare, 0, &probe, err);
 		rc = have < 0 ? have : 0;
 	}
 	if (!rc) {
@@ -665,8 +798,15 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 			rc = save_baselines(m, o->save, err);
 	}
 	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
-		dpmu_an_table_free(&m->core[i].d.t);
-		free(m->core[i].cpis);
+		struct core_mon *c = &m->core[i];
+		dpmu_an_table_free(&c->d.t);
+		free(c->cpis);
+		if (c->sink.buf) {
+			if (c->tracing)
+				dpmu_drv_etm_stop(b->drv, i, NULL);
+			dpmu_qemu_trace_attach(b, i, NULL, NULL);
+			dpmu_etm_sink_free(&c->sink);
+		}
 	}
 	free(m);
 	int status = o->trace ? 0 : dpmu_qemu_wait_status(b);

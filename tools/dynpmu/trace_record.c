@@ -358,9 +358,8 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 		goto out_sess;
 	if (x.executed)
 		dpmu_qemu_trace_seen(b, o->cpu, on_seen, &x);
-	for (unsigned i = 0; i < 14; i++)
-		if ((rc = dpmu_drv_etm_read(b->drv, o->cpu, DPMU_TRCIDR(i), &t.regs.idr[i], err)))
-			goto out_sess;
+	if ((rc = dpmu_drv_etm_ids(b->drv, o->cpu, t.regs.idr, err)))
+		goto out_sess;
 	t.regs.configr = cfg.configr;
 	t.regs.traceidr = cfg.traceidr;
 	*bad_input = false;

@@ -46,35 +46,6 @@ static void usage(FILE *out)
 		     "  --addresses   only the address of each instruction, one per line\n");
 }
 
-/* The bytes each mapping maps, from its file. */
-static int load_image(const struct dpmu_tracedir *t, struct dpmu_etm_image *img, uint8_t **bufs,
-		      size_t *n, struct dpmu_err *err)
-{
-	*n = 0;
-	for (unsigned i = 0; i < t->nmaps; i++) {
-		const struct dpmu_tracedir_map *m = &t->maps[i];
-		FILE *f = fopen(m->path, "rb");
-		if (!f)
-			return dpmu_err_set(err, DPMU_EINVAL,
-					    "%s: cannot open (a file the traced program mapped at 0x%" PRIx64
-					    "; the decoder needs it)",
-					    m->path, m->start);
-		uint8_t *b = m->len && m->len < (1ull << 32) ? malloc(m->len) : NULL;
-		size_t got = 0;
-		if (b && fseek(f, (long)m->pgoff, SEEK_SET) == 0)
-			got = fread(b, 1, m->len, f);
-		fclose(f);
-		if (!b) {
-			free(b);
-			continue;
-		}
-		bufs[*n] = b;
-		img[*n] = (struct dpmu_etm_image){ m->start, b, got };
-		(*n)++;
-	}
-	return 0;
-}
-
 static void print_snapshot(struct show *s, const struct dpmu_tracedir_snapshot *sn)
 {
 	fprintf(s->out, "-- PMU at %" PRIu64 " ns:", sn->time_ns);
@@ -212,10 +183,8 @@ static int show(const char *dir, bool addresses, struct dpmu_err *err, bool *bad
 						   t.maps[i].pgoff, t.maps[i].path };
 	s.pf.maps = pmaps;
 	s.pf.nmaps = t.nmaps;
-	struct dpmu_etm_image img[DPMU_TRACEDIR_MAX_MAPS];
-	uint8_t *bufs[DPMU_TRACEDIR_MAX_MAPS];
-	size_t nimg = 0;
-	rc = load_image(&t, img, bufs, &nimg, err);
+	struct dpmu_tracedir_image im;
+	rc = dpmu_tracedir_image(&t, &im, err);
 	if (!rc)
 		rc = dpmu_an_syms_create(&s.syms, err);
 	if (!rc) {
@@ -235,8 +204,8 @@ static int show(const char *dir, bool addresses, struct dpmu_err *err, bool *bad
 		}
 		char name[4200];
 		snprintf(name, sizeof name, "%s/trace.bin", dir);
-		struct elem_ctx x = { &s, img, nimg };
-		rc = dpmu_etm_decode(name, t.trace, t.trace_len, &t.regs, img, nimg, on_elem, &x, err);
+		struct elem_ctx x = { &s, im.img, im.n };
+		rc = dpmu_etm_decode(name, t.trace, t.trace_len, &t.regs, im.img, im.n, on_elem, &x, err);
 		if (!rc && ferror(s.out)) {
 			*bad_input = false;
 			rc = dpmu_err_set(err, DPMU_EIO, "cannot write the output");
@@ -252,8 +221,7 @@ static int show(const char *dir, bool addresses, struct dpmu_err *err, bool *bad
 			cs_close(&s.cs);
 		dpmu_an_syms_destroy(s.syms);
 	}
-	for (size_t i = 0; i < nimg; i++)
-		free(bufs[i]);
+	dpmu_tracedir_image_free(&im);
 	dpmu_tracedir_free(&t);
 	return rc;
 }

@@ -273,6 +273,30 @@ struct dpmu_an_hot {
 int dpmu_an_trace_hot(const struct dpmu_tracedir *t, struct dpmu_an_hot *out, size_t cap, size_t *n,
 		      uint64_t *total, struct dpmu_err *err);
 
+/* ---- the monitor's timeline (timeline.c) ------------------------------------- */
+
+struct dpmu_an_timeline_anomaly {
+	uint64_t start_ns, end_ns;   /* end 0: lasted to the end */
+	unsigned n;
+	char cause[64];              /* "" : not diagnosed */
+};
+/* One core: its CPI at the end of each interval, its baseline (learned at
+ * base_ns) and band, its anomalies. */
+struct dpmu_an_timeline_core {
+	char name[48];
+	size_t n;
+	const uint64_t *t_ns;
+	const double *cpi;
+	bool have_base;
+	double base, band;
+	uint64_t base_ns;
+	size_t nanom;
+	const struct dpmu_an_timeline_anomaly *anom;
+};
+/* An SVG with a panel per core. */
+int dpmu_an_write_timeline(FILE *f, const char *title, const struct dpmu_an_timeline_core *cores,
+			   size_t ncores, struct dpmu_err *err);
+
 /* ---- the monitor's diagnosis (diagnose.c) ---------------------------------- */
 
 /* The cause of an anomaly from the diagnosis groups' counts in sample

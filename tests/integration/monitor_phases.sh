@@ -86,6 +86,22 @@ check_phased() {
 check_phased 0 "Cortex-A75"
 check_phased 4 "Cortex-A55"
 
+# the timeline: valid SVG, one panel, both anomalies labelled; a browser
+# draws it when one is installed
+if "$DYNPMU" monitor -I $I_US --svg "$T/t.svg" -o /dev/null -- "$W/phases" phased 2 >/dev/null &&
+	{ ! command -v xmllint >/dev/null || xmllint --noout "$T/t.svg"; } &&
+	grep -q ">1: memory hierarchy<" "$T/t.svg" && grep -q ">2: front end<" "$T/t.svg"; then
+	pass "timeline: SVG with both anomalies"
+else
+	fail "timeline: no valid SVG with both anomalies"
+fi
+browser=$(command -v chromium-headless-shell || command -v chromium || true)
+if [ -n "$browser" ]; then
+	"$browser" --headless --no-sandbox --disable-gpu --screenshot="$T/t.png" --window-size=900,320 \
+		"file://$T/t.svg" >/dev/null 2>&1
+	[ -s "$T/t.png" ] && pass "timeline: a browser draws it" || fail "timeline: a browser draws it"
+fi
+
 # 2. steady: no anomaly
 if "$DYNPMU" monitor --json -I $I_US -o "$T/s.json" --save-baseline "$T/base.json" -- \
 	"$W/phases" steady 2 >/dev/null; then

@@ -44,7 +44,7 @@
 #define HOT_SHOWN 3
 
 struct mon_opts {
-	const char *profile, *cpus, *sysroot, *output, *save, *load, *compare, *trace;
+	const char *profile, *cpus, *sysroot, *output, *save, *load, *compare, *trace, *svg;
 	uint64_t interval_ns, window;
 	const char *capture;               /* --capture DIR */
 	struct dpmu_mon_watch_opts w;
@@ -69,8 +69,12 @@ struct core_mon {
 	struct dpmu_mon_watch w;
 	uint64_t last[4];                  /* AMU group-0 counters at the last interval */
 	uint64_t intervals;
-	double *cpis;                      /* every interval's CPI (--compare) */
+	double *cpis;                      /* every interval's CPI and end time */
+	uint64_t *ts;
 	size_t ncpis, capcpis;
+	uint64_t base_ns;                  /* when the baseline was learned */
+	struct dpmu_an_timeline_anomaly *anom; /* the anomalies, for the timeline */
+	size_t nanom, capanom;
 	unsigned anomaly;                  /* the current anomaly's number, 0: none */
 	uint64_t anomaly_ns;
 	struct diag d;
@@ -111,6 +115,7 @@ static void usage(FILE *out)
 		"  --window INSNS      instructions the trace unit captures on an anomaly\n"
 		"                      (default %u; its hot functions are named)\n"
 		"  --capture DIR       also keep each capture as DIR/anomaly-N (dynpmu trace show)\n"
+		"  --svg FILE          the timeline: CPI, the band, the anomalies and their causes\n"
 		"  --trace FILE        replay an instruction trace instead of running a program\n"
 		"  --json              the event log as JSON lines\n"
 		"  -o, --output FILE   the event log (default: stderr)\n",
@@ -140,6 +145,7 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 		{ "save-baseline", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
 		{ "compare", required_argument, NULL, 'M' },  { "trace", required_argument, NULL, 'T' },
 		{ "window", required_argument, NULL, 'W' },   { "capture", required_argument, NULL, 'P' },
+		{ "svg", required_argument, NULL, 'G' },
 		{ "output", required_argument, NULL, 'o' },   { "cpus", required_argument, NULL, 'C' },
 		{ "profile", required_argument, NULL, 'p' },  { "sysroot", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
@@ -183,6 +189,7 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 		case 'M': o->compare = optarg; break;
 		case 'T': o->trace = optarg; break;
 		case 'P': o->capture = optarg; break;
+		case 'G': o->svg = optarg; break;
 		case 'W':
 			if (num("--window", optarg, 0, 65535, &v))
 				return DPMU_EXIT_USAGE;
@@ -434,6 +441,9 @@ static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 	c->d.group = -1;
 	if (rc)
 		return rc;
+	if (c->nanom)
+		snprintf(c->anom[c->nanom - 1].cause, sizeof c->anom[0].cause, "%s%s", cause.group,
+			 cause.found ? "" : "?");
 	char text[600], json[700], esc[300];
 	snprintf(text, sizeof text, "diagnosis %u: %s%s", c->anomaly, cause.found ? "" : "no clear cause; nearest: ",
 		 cause.text);
@@ -458,6 +468,23 @@ static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 	return capture_end(m, c, now, err);
 }
 
+/* A new anomaly on the timeline; the one before it (a change) ends here. */
+static int anomaly_push(struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	if (c->nanom && !c->anom[c->nanom - 1].end_ns)
+		c->anom[c->nanom - 1].end_ns = now;
+	if (c->nanom == c->capanom) {
+		size_t cap = c->capanom ? 2 * c->capanom : 16;
+		struct dpmu_an_timeline_anomaly *n = realloc(c->anom, cap * sizeof *n);
+		if (!n)
+			return dpmu_err_set(err, DPMU_ENOMEM, "out of memory keeping the anomalies");
+		c->anom = n;
+		c->capanom = cap;
+	}
+	c->anom[c->nanom++] = (struct dpmu_an_timeline_anomaly){ .start_ns = now, .n = c->anomaly };
+	return 0;
+}
+
 /* ---- the interval ------------------------------------------------------------- */
 
 static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
@@ -475,17 +502,20 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 		return 0; /* the core did not run the program this interval */
 	c->intervals++;
 	int rc = 0;
-	if (m->o->compare) {
-		if (c->ncpis == c->capcpis) {
-			size_t cap = c->capcpis ? 2 * c->capcpis : 256;
-			double *n = realloc(c->cpis, cap * sizeof *n);
-			if (!n)
-				return dpmu_err_set(err, DPMU_ENOMEM, "out of memory keeping the CPIs");
+	if (c->ncpis == c->capcpis) {
+		size_t cap = c->capcpis ? 2 * c->capcpis : 256;
+		double *n = realloc(c->cpis, cap * sizeof *n);
+		if (n)
 			c->cpis = n;
-			c->capcpis = cap;
-		}
-		c->cpis[c->ncpis++] = (double)cyc / (double)ins;
+		uint64_t *nt = realloc(c->ts, cap * sizeof *nt);
+		if (nt)
+			c->ts = nt;
+		if (!n || !nt)
+			return dpmu_err_set(err, DPMU_ENOMEM, "out of memory keeping the CPIs");
+		c->capcpis = cap;
 	}
+	c->ts[c->ncpis] = now;
+	c->cpis[c->ncpis++] = (double)cyc / (double)ins;
 	if (c->d.group >= 0) {
 		c->d.insns += ins;
 		c->d.cycles += cyc;
@@ -511,12 +541,16 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 			 bl->cpi, bl->cpi_mad, dpmu_mon_watch_band(&c->w), bl->stall, bl->stall_mad,
 			 bl->intervals);
 		log_line(m, now, c, "baseline", json, text);
+		c->base_ns = now;
 		break;
 	}
 	case DPMU_MON_ANOMALY_START:
 	case DPMU_MON_ANOMALY_CHANGE:
 		c->anomaly = ++m->anomalies;
 		c->anomaly_ns = now;
+		rc = anomaly_push(c, now, err);
+		if (rc)
+			return rc;
 		snprintf(text, sizeof text,
 			 "anomaly %u: CPI %.3f (baseline %.3f +-%.3f), memory stall %.1f%% (baseline "
 			 "%.1f%%)",
@@ -536,6 +570,8 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 		snprintf(json, sizeof json, "\"anomaly\":%u,\"cpi\":%.4f,\"lasted_ns\":%" PRIu64,
 			 c->anomaly, cpi, now - c->anomaly_ns);
 		log_line(m, now, c, "anomaly_end", json, text);
+		if (c->nanom)
+			c->anom[c->nanom - 1].end_ns = now;
 		c->anomaly = 0;
 		break;
 	case DPMU_MON_NOTHING:
@@ -650,9 +686,13 @@ static int compare(struct mon *m, uint64_t end, struct dpmu_err *err)
 			return have;
 		if (have == 1)
 			continue; /* the file has no baseline for this core */
-		qsort(c->cpis, c->ncpis, sizeof *c->cpis, cmp_double);
-		double med = c->ncpis % 2 ? c->cpis[c->ncpis / 2]
-					  : (c->cpis[c->ncpis / 2 - 1] + c->cpis[c->ncpis / 2]) / 2;
+		double *v = malloc(c->ncpis * sizeof *v);
+		if (!v)
+			return dpmu_err_set(err, DPMU_ENOMEM, "out of memory comparing");
+		memcpy(v, c->cpis, c->ncpis * sizeof *v);
+		qsort(v, c->ncpis, sizeof *v, cmp_double);
+		double med = c->ncpis % 2 ? v[c->ncpis / 2] : (v[c->ncpis / 2 - 1] + v[c->ncpis / 2]) / 2;
+		free(v);
 		struct dpmu_mon_watch w;
 		if (dpmu_mon_watch_init(&w, &m->o->w, &base, err))
 			return DPMU_EINVAL;
@@ -673,6 +713,39 @@ static int compare(struct mon *m, uint64_t end, struct dpmu_err *err)
 		log_line(m, end, c, "compare", json, text);
 	}
 	return 0;
+}
+
+static int write_svg(const struct mon *m, const char *path, struct dpmu_err *err)
+{
+	struct dpmu_an_timeline_core cores[DPMU_MAX_CORES];
+	size_t n = 0;
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
+		const struct core_mon *c = &m->core[i];
+		if (!c->used || !c->ncpis)
+			continue;
+		struct dpmu_an_timeline_core *k = &cores[n++];
+		memset(k, 0, sizeof *k);
+		snprintf(k->name, sizeof k->name, "cpu%u (%.30s)", c->cpu,
+			 m->b->profile->core_types[c->type].name);
+		k->n = c->ncpis;
+		k->t_ns = c->ts;
+		k->cpi = c->cpis;
+		k->have_base = c->w.state != DPMU_MON_LEARNING;
+		k->base = c->w.base.cpi;
+		k->band = dpmu_mon_watch_band(&c->w);
+		k->base_ns = c->base_ns;
+		k->nanom = c->nanom;
+		k->anom = c->anom;
+	}
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return dpmu_err_set(err, DPMU_EIO, "--svg %s: %s", path, strerror(errno));
+	char title[300];
+	snprintf(title, sizeof title, "dynpmu monitor: %.250s", m->b->workload);
+	int rc = dpmu_an_write_timeline(f, title, cores, n, err);
+	if (fclose(f) && !rc)
+		rc = dpmu_err_set(err, DPMU_EIO, "--svg %s: %s", path, strerror(errno));
+	return rc;
 }
 
 /* ---- the run -------------------------------------------------------------------- */
@@ -794,6 +867,8 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 		}
 		if (o->compare)
 			rc = compare(m, end, err);
+		if (!rc && o->svg)
+			rc = write_svg(m, o->svg, err);
 		if (!rc && o->save)
 			rc = save_baselines(m, o->save, err);
 	}
@@ -801,6 +876,8 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 		struct core_mon *c = &m->core[i];
 		dpmu_an_table_free(&c->d.t);
 		free(c->cpis);
+		free(c->ts);
+		free(c->anom);
 		if (c->sink.buf) {
 			if (c->tracing)
 				dpmu_drv_etm_stop(b->drv, i, NULL);

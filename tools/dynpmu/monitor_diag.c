@@ -1,0 +1,249 @@
+/*
+ * dynpmu monitor's diagnosis (seed 003 section 7.2, steps 2 and 3): on an
+ * anomaly, the PMU groups of dpmu_mon_diag_group count in turn, one
+ * interval each, through the driver; the cause is named from their counts
+ * (src/analysis/diagnose.c) with the seeds' advice; the trace unit
+ * captures the next instructions and its decode names the hot functions.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor.h"
+#include "dynpmu/driver.h"
+#include "dynpmu/etm.h"
+#include "dynpmu/qemu.h"
+#include "dynpmu/tracedir.h"
+
+static int diag_program(struct mon *m, struct core_mon *c, struct dpmu_err *err)
+{
+	struct dpmu_drv *d = m->b->drv;
+	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
+	const struct dpmu_mon_events *ev = &m->group_ev[c->d.group];
+	bool cl = g->target == DPMU_MON_CLUSTER;
+	unsigned unit = cl ? c->cluster : c->cpu;
+	int rc = cl ? dpmu_drv_cluster_reset(d, unit, err) : dpmu_drv_pmu_reset(d, unit, 0, err);
+	c->d.n = 0;
+	uint32_t mask = 0;
+	for (unsigned i = 0; !rc && i < ev->n && c->d.n < MAX_EVENTS; i++) {
+		int32_t code = cl ? ev->ev[i].cluster_code[c->cluster] : ev->ev[i].code[c->type];
+		if (code < 0)
+			continue; /* this core type or DSU does not implement it */
+		unsigned k = c->d.n++;
+		c->d.code[k] = (uint16_t)code;
+		c->d.name[k] = g->events[i];
+		rc = cl ? dpmu_drv_cluster_program(d, unit, k, (uint16_t)code, err)
+			: dpmu_drv_pmu_program(d, unit, k, (uint16_t)code, DPMU_DRV_EL01, err);
+		mask |= 1u << k;
+	}
+	if (!rc)
+		rc = cl ? dpmu_drv_cluster_start(d, unit, mask, err) : dpmu_drv_pmu_start(d, unit, mask, err);
+	if (!rc)
+		rc = cl ? dpmu_drv_cluster_enable(d, unit, true, err) : dpmu_drv_pmu_enable(d, unit, true, err);
+	return rc;
+}
+
+/* The group that counted this interval: its counts into the sample. */
+static int diag_collect(struct mon *m, struct core_mon *c, struct dpmu_err *err)
+{
+	struct dpmu_drv *d = m->b->drv;
+	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
+	bool cl = g->target == DPMU_MON_CLUSTER;
+	unsigned unit = cl ? c->cluster : c->cpu;
+	struct dpmu_an_sample *s = &c->d.t.samples[0];
+	struct dpmu_an_unit *u = &s->units[cl ? 1 : 0];
+	for (unsigned k = 0; k < c->d.n; k++) {
+		uint64_t v;
+		int rc = cl ? dpmu_drv_cluster_read(d, unit, k, &v, err)
+			    : dpmu_drv_pmu_read(d, unit, k, &v, err);
+		if (rc)
+			return rc;
+		rc = dpmu_an_count_add(u, c->d.name[k], true, v, 1, 1, err);
+		if (rc)
+			return rc;
+	}
+	return cl ? dpmu_drv_cluster_enable(d, unit, false, err) : dpmu_drv_pmu_enable(d, unit, false, err);
+}
+
+/* The trace unit captures the next --window instructions (a program run
+ * only: a replayed trace has no program image). */
+static int capture_start(struct mon *m, struct core_mon *c, struct dpmu_err *err)
+{
+	if (!c->sink.buf || c->tracing || !m->o->window)
+		return 0;
+	dpmu_etm_sink_reset(&c->sink);
+	struct dpmu_drv_etm_window win = { .cpu = c->cpu, .window = (uint32_t)m->o->window };
+	struct dpmu_drv_etm_config cfg;
+	dpmu_drv_etm_window_config(&win, &cfg);
+	int rc = dpmu_drv_etm_start(m->b->drv, c->cpu, &cfg, err);
+	c->tracing = !rc;
+	if (!rc)
+		dpmu_qemu_trace_context(m->b, c->cpu);
+	return rc;
+}
+
+/* The capture's hot functions, and the capture kept with --capture. */
+static int capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	if (!c->tracing)
+		return 0;
+	c->tracing = false;
+	int rc = dpmu_drv_etm_stop(m->b->drv, c->cpu, err);
+	if (rc)
+		return rc;
+	struct dpmu_tracedir t;
+	memset(&t, 0, sizeof t);
+	t.cpu = c->cpu;
+	memcpy(t.regs.idr, c->idr, sizeof c->idr);
+	struct dpmu_drv_etm_window win = { .cpu = c->cpu, .window = (uint32_t)m->o->window };
+	struct dpmu_drv_etm_config cfg;
+	dpmu_drv_etm_window_config(&win, &cfg);
+	t.regs.configr = cfg.configr;
+	t.regs.traceidr = cfg.traceidr;
+	t.window = m->o->window;
+	t.sink_size = c->sink.size;
+	t.sink_written = c->sink.written;
+	t.wrapped = c->sink.wrapped;
+	t.trace_len = dpmu_etm_sink_fill(&c->sink);
+	uint8_t *bytes = malloc(t.trace_len ? t.trace_len : 1);
+	if (!bytes)
+		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory copying a capture");
+	dpmu_etm_sink_copy(&c->sink, bytes);
+	t.trace = bytes;
+	struct dpmu_etm_status st;
+	dpmu_qemu_trace_status(m->b, c->cpu, &st);
+	t.given = st.seen;
+	t.traced = st.traced;
+	t.first = st.first;
+	t.last = st.last;
+	t.event_at = st.event_at;
+	const struct dpmu_profile *p = m->b->profile;
+	snprintf(t.core_type, sizeof t.core_type, "%.47s", p->core_types[c->type].name);
+	t.program = (char *)m->o->prog_argv[0];
+	struct dpmu_qemu_mapping maps[DPMU_TRACEDIR_MAX_MAPS];
+	size_t nm = dpmu_qemu_mappings(m->b, maps, DPMU_TRACEDIR_MAX_MAPS);
+	for (size_t i = 0; i < nm && i < DPMU_TRACEDIR_MAX_MAPS; i++)
+		t.maps[t.nmaps++] = (struct dpmu_tracedir_map){ maps[i].start, maps[i].len,
+								maps[i].pgoff, (char *)maps[i].path };
+	struct dpmu_an_hot hot[32];
+	size_t nh = 0;
+	uint64_t total = 0;
+	rc = dpmu_an_trace_hot(&t, hot, 32, &nh, &total, err);
+	if (!rc && total) {
+		char text[400] = "", json[600] = "", esc[200];
+		size_t k = (size_t)snprintf(text, sizeof text, "  hot:");
+		size_t j = (size_t)snprintf(json, sizeof json, "\"anomaly\":%u,\"insns\":%" PRIu64
+								",\"functions\":[",
+					    c->anomaly, total);
+		for (size_t i = 0; i < nh && i < HOT_SHOWN && k < sizeof text && j < sizeof json; i++) {
+			double share = 100.0 * (double)hot[i].insns / (double)total;
+			k += (size_t)snprintf(text + k, sizeof text - k, "%s %s %.1f%%", i ? "," : "",
+					      hot[i].name, share);
+			dpmu_mon_json_escape(hot[i].name, esc, sizeof esc);
+			j += (size_t)snprintf(json + j, sizeof json - j, "%s{\"name\":\"%s\",\"share\":%.2f}",
+					      i ? "," : "", esc, share);
+		}
+		if (k < sizeof text)
+			snprintf(text + k, sizeof text - k, " (of %" PRIu64 " instructions traced)", total);
+		if (j < sizeof json)
+			snprintf(json + j, sizeof json - j, "]");
+		dpmu_mon_log(m, now, c, "hot", json, text);
+	}
+	if (!rc && m->o->capture) {
+		char dir[2048];
+		snprintf(dir, sizeof dir, "%.2000s/anomaly-%u", m->o->capture, c->anomaly);
+		rc = dpmu_tracedir_write(dir, &t, err);
+		if (!rc) {
+			char text[4200], json[4200], esc[4096];
+			snprintf(text, sizeof text, "  trace: %s (dynpmu trace show %s)", dir, dir);
+			dpmu_mon_json_escape(dir, esc, sizeof esc);
+			snprintf(json, sizeof json, "\"anomaly\":%u,\"dir\":\"%s\"", c->anomaly, esc);
+			dpmu_mon_log(m, now, c, "trace", json, text);
+		}
+	}
+	free(bytes);
+	return rc;
+}
+
+int dpmu_mon_diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	dpmu_an_table_free(&c->d.t);
+	dpmu_an_table_init(&c->d.t);
+	struct dpmu_an_sample *s;
+	struct dpmu_an_unit *u;
+	char name[32];
+	int rc = dpmu_an_sample_add(&c->d.t, now, 0, &s, err);
+	snprintf(name, sizeof name, "cpu%u", c->cpu);
+	if (!rc)
+		rc = dpmu_an_unit_add(s, DPMU_AN_CPU, c->cpu, name, 0, &u, err);
+	snprintf(name, sizeof name, "cluster%u", c->cluster);
+	if (!rc)
+		rc = dpmu_an_unit_add(s, DPMU_AN_CLUSTER, c->cluster, name, 0, &u, err);
+	c->d.group = 0;
+	c->d.insns = c->d.cycles = 0;
+	c->d.start_ns = now;
+	if (!rc)
+		rc = capture_start(m, c, err);
+	return rc ? rc : diag_program(m, c, err);
+}
+
+/* The groups have all counted: the cause. */
+static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	struct dpmu_an_sample *s = &c->d.t.samples[0];
+	s->length_ns = now - c->d.start_ns;
+	/* the AMU's instructions and cycles over the same intervals, on both
+	 * units (the cluster's snoops per instruction of this core) */
+	for (unsigned k = 0; k < 2; k++) {
+		int rc = dpmu_an_count_add(&s->units[k], "INST_RETIRED", true, c->d.insns, 1, 1, err);
+		if (!rc)
+			rc = dpmu_an_count_add(&s->units[k], "CPU_CYCLES", true, c->d.cycles, 1, 1, err);
+		if (rc)
+			return rc;
+	}
+	struct dpmu_an_cause cause;
+	int rc = dpmu_an_diagnose(&c->d.t, 0, s->units[0].name, s->units[1].name, &cause, err);
+	c->d.group = -1;
+	if (rc)
+		return rc;
+	if (c->nanom)
+		snprintf(c->anom[c->nanom - 1].cause, sizeof c->anom[0].cause, "%s%s", cause.group,
+			 cause.found ? "" : "?");
+	char text[600], json[700], esc[300];
+	snprintf(text, sizeof text, "diagnosis %u: %s%s", c->anomaly, cause.found ? "" : "no clear cause; nearest: ",
+		 cause.text);
+	dpmu_mon_json_escape(cause.text, esc, sizeof esc);
+	snprintf(json, sizeof json,
+		 "\"anomaly\":%u,\"cause\":\"%s\",\"found\":%s,\"metric\":\"%s\",\"value\":%.4g,"
+		 "\"threshold\":%.4g,\"text\":\"%s\"",
+		 c->anomaly, cause.group, cause.found ? "true" : "false", cause.metric, cause.value,
+		 cause.threshold, esc);
+	dpmu_mon_log(m, now, c, "diagnosis", json, text);
+	/* the seeds' advice on the same counts */
+	struct dpmu_an_advice adv[8];
+	size_t na = 0;
+	if (dpmu_an_advise(&c->d.t, 0, adv, 8, &na, err) == 0)
+		for (size_t i = 0; i < na && i < 8; i++) {
+			dpmu_mon_json_escape(adv[i].text, esc, sizeof esc);
+			snprintf(json, sizeof json, "\"anomaly\":%u,\"rule\":\"%s\",\"text\":\"%s\"",
+				 c->anomaly, adv[i].rule->name, esc);
+			snprintf(text, sizeof text, "  advice: %s", adv[i].text);
+			dpmu_mon_log(m, now, c, "advice", json, text);
+		}
+	return capture_end(m, c, now, err);
+}
+
+int dpmu_mon_diag_interval(struct mon *m, struct core_mon *c, uint64_t now, uint64_t insns,
+			   uint64_t cycles, struct dpmu_err *err)
+{
+	c->d.insns += insns;
+	c->d.cycles += cycles;
+	int rc = diag_collect(m, c, err);
+	if (!rc && ++c->d.group < DPMU_MON_DIAG_GROUPS)
+		rc = diag_program(m, c, err);
+	else if (!rc)
+		rc = diag_end(m, c, now, err);
+	return rc;
+}

@@ -78,11 +78,14 @@ int dpmu_tracedir_write(const char *dir, const struct dpmu_tracedir *t, struct d
 	char path[4096];
 	snprintf(path, sizeof path, "%s/" TRACE, dir);
 	FILE *f = fopen(path, "wb");
-	if (!f || (t->trace_len && fwrite(t->trace, 1, t->trace_len, f) != t->trace_len) ||
-	    fclose(f)) {
-		int e = errno;
+	if (!f)
+		return dpmu_err_set(err, DPMU_EIO, "%s: cannot write: %s", path, strerror(errno));
+	bool ok = !t->trace_len || fwrite(t->trace, 1, t->trace_len, f) == t->trace_len;
+	int e = errno;
+	if (fclose(f))
+		ok = false, e = errno;
+	if (!ok)
 		return dpmu_err_set(err, DPMU_EIO, "%s: cannot write: %s", path, strerror(e));
-	}
 	json_t *j = to_json(t);
 	if (!j)
 		return dpmu_err_set(err, DPMU_ENOMEM, "%s/" META ": out of memory", dir);

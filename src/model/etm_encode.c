@@ -185,7 +185,9 @@ bool dpmu_etm_encoder_timestamp(struct dpmu_etm_encoder *e, uint64_t ts)
 void dpmu_etm_encoder_cycles(struct dpmu_etm_encoder *e, uint64_t cycles)
 {
 	e->cc_now = cycles;
-	if (!e->cc_pending || !e->on || cycles - e->cc_last < e->cc_threshold)
+	/* also while tracing is off: the count of the P0 elements before an
+	 * exception or a gap belongs to them */
+	if (!e->cc_pending || cycles - e->cc_last < e->cc_threshold)
 		return;
 	uint64_t count = cycles - e->cc_last;
 	uint8_t p[4];

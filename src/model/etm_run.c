@@ -252,7 +252,9 @@ static void set_active(struct dpmu_core *c)
 				      (uint32_t)reg(c, DPMU_TRCSYNCPR), (uint32_t)reg(c, DPMU_TRCCCCTLR));
 		r->enc.el = c->el;
 		r->enc.ns = c->sec == DPMU_NONSECURE;
-		r->enc.context_id = (uint32_t)reg(c, DPMU_TRCCIDCVR0);
+		/* CONTEXTIDR_EL1 is the system's: the backend tells the thread
+		 * (dpmu_model_etm_context); until then 0 */
+		r->enc.context_id = 0;
 	}
 	if (r->watch)
 		r->watch(r->watch_ctx, c->id, a);
@@ -348,9 +350,10 @@ static bool el_traced(const struct dpmu_core *c)
 	return !(v & bit);
 }
 
-/* ViewInst's address terms for the instruction at pc; the start/stop
- * state moves on. */
-static bool addr_terms(struct dpmu_core *c, uint64_t pc)
+/* The start/stop logic at the instruction at pc: whether it is on for
+ * it; a stop turns it off after it. Run for every instruction, inside a
+ * traced block too, so that a stop there ends the trace at the block's end. */
+static bool start_stop(struct dpmu_core *c, uint64_t pc)
 {
 	struct dpmu_etm_run *r = &c->etm_run;
 	uint64_t ss = reg(c, DPMU_TRCVISSCTLR);
@@ -366,6 +369,13 @@ static bool addr_terms(struct dpmu_core *c, uint64_t pc)
 	bool on = r->ss_on;
 	if (stop_after)
 		r->ss_on = false;
+	return on;
+}
+
+/* ViewInst's address terms for the instruction at pc, with the start/stop
+ * logic's state for it. */
+static bool addr_terms(struct dpmu_core *c, uint64_t pc, bool on)
+{
 	uint64_t ie = reg(c, DPMU_TRCVIIECTLR);
 	unsigned inc = DPMU_TRCVIIECTLR_INCLUDE(ie), exc = DPMU_TRCVIIECTLR_EXCLUDE(ie);
 	bool included = !inc;
@@ -435,9 +445,13 @@ void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu
 			k = (size_t)room;
 		for (size_t j = i; j < i + k; j++) {
 			const struct dpmu_etm_insn *x = &in[j];
-			bool view = (r->per_insn & PER_INSN_ADDR) && !r->mid_block
-					    ? el_ok && addr_terms(c, x->pc)
-					    : view_plain(r, el_ok);
+			bool view;
+			if (r->per_insn & PER_INSN_ADDR) {
+				bool on = start_stop(c, x->pc);
+				view = r->mid_block || (el_ok && addr_terms(c, x->pc, on));
+			} else {
+				view = view_plain(r, el_ok);
+			}
 			account(r, view, 1);
 			if (view) {
 				r->mid_block = x->branch == DPMU_ETM_NOT_BRANCH;

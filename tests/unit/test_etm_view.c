@@ -233,6 +233,16 @@ static void ranges_start_stop_and_the_el_filter(void **state)
 	assert_int_equal(st.traced, 3);     /* 0x1008, 0x100c, 0x1010 */
 	assert_int_equal(st.first, 2);
 	assert_int_equal(st.last, 4);
+	/* the same in one block: the stop inside it ends the trace at the
+	 * block's branch, and nothing after is traced */
+	conf_xwr(f->m, ETM, DPMU_TRCPRGCTLR, 0);
+	conf_xwr(f->m, ETM, DPMU_TRCPRGCTLR, DPMU_TRCPRGCTLR_EN);
+	feed(f, 0x1000, 16, true);          /* 0x1000 .. 0x103c, no branch */
+	feed(f, 0x1040, 1, false);          /* the block's branch */
+	feed(f, 0x1000, 8, false);          /* later blocks, 0x1008 not among the starts: */
+	st = status(f);                     /* 0x1008 starts again (a start comparator) */
+	assert_int_equal(st.first, 2);
+	assert_int_equal(st.traced, 15 + 3); /* 0x1008 .. 0x1040, then 0x1008 .. 0x1010 */
 	fx_free(f);
 }
 
@@ -273,11 +283,23 @@ static void a_block_at_once_is_the_same_as_one_by_one(void **state)
 /* 0x2000 nop; 0x2004 nop; 0x2008 svc #0; 0x200c b 0x2000 */
 static const uint32_t svc_code[] = { 0xD503201F, 0xD503201F, 0xD4000001, 0x17FFFFFD };
 
+struct svc_decode {
+	uint64_t pcs[64];
+	unsigned n, exceptions;
+	bool bad_exception;
+};
+
 static int collect(void *ctx, const struct dpmu_etm_elem *el)
 {
-	uint64_t *pcs = ctx;
+	struct svc_decode *d = ctx;
 	for (uint64_t a = el->start; el->kind == DPMU_ETM_ELEM_RANGE && a < el->end; a += 4)
-		pcs[1 + pcs[0]++] = a;
+		if (d->n < 64)
+			d->pcs[d->n++] = a;
+	if (el->kind == DPMU_ETM_ELEM_EXCEPTION) {
+		d->exceptions++;
+		/* a Call (2), returning after the SVC */
+		d->bad_exception |= el->start != 0x200c || el->end != 2;
+	}
 	return 0;
 }
 
@@ -305,12 +327,14 @@ static void an_svc_decodes_as_an_exception(void **state)
 	uint8_t img[sizeof svc_code];
 	memcpy(img, svc_code, sizeof img); /* little-endian host, as A64 code */
 	struct dpmu_etm_image image = { 0x2000, img, sizeof img };
-	uint64_t pcs[1 + 64] = { 0 };
+	struct svc_decode d = { .n = 0 };
 	struct dpmu_err err;
-	assert_int_equal(dpmu_etm_decode("svc", raw, len, &regs, &image, 1, collect, pcs, &err), 0);
-	assert_int_equal(pcs[0], 12);
+	assert_int_equal(dpmu_etm_decode("svc", raw, len, &regs, &image, 1, collect, &d, &err), 0);
+	assert_int_equal(d.n, 12);
 	for (unsigned i = 0; i < 12; i++)
-		assert_int_equal(pcs[1 + i], in[i].pc);
+		assert_int_equal(d.pcs[i], in[i].pc);
+	assert_int_equal(d.exceptions, 3);
+	assert_false(d.bad_exception);
 	fx_free(f);
 }
 

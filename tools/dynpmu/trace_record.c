@@ -245,9 +245,20 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 	struct rec_ctx *x = ctx;
 	struct dpmu_etm_status st;
 	dpmu_qemu_trace_status(x->b, x->cpu, &st);
-	if (!st.open || !dpmu_qemu_trace_mark(x->b, x->cpu, t1))
+	if (!st.open)
 		return 0;
 	struct dpmu_tracedir *t = x->t;
+	/* readings the sink no longer holds the timestamps of are dropped as
+	 * it wraps, so that a long run keeps what it needs */
+	size_t keep = 0;
+	uint64_t oldest = x->sink->written - dpmu_etm_sink_fill(x->sink);
+	while (keep < t->nsnap && x->snap_at[keep] < oldest)
+		keep++;
+	if (keep) {
+		memmove(t->snap, t->snap + keep, (t->nsnap - keep) * sizeof *t->snap);
+		memmove(x->snap_at, x->snap_at + keep, (t->nsnap - keep) * sizeof *x->snap_at);
+		t->nsnap -= keep;
+	}
 	if (t->nsnap == x->snapcap) {
 		size_t cap = x->snapcap ? 2 * x->snapcap : 64;
 		if (cap > DPMU_TRACEDIR_MAX_SNAPSHOTS)
@@ -262,7 +273,10 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 			return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for PMU readings");
 		x->snapcap = cap;
 	}
-	x->snap_at[t->nsnap] = x->sink->written;
+	uint64_t written_at = x->sink->written;
+	if (!dpmu_qemu_trace_mark(x->b, x->cpu, t1))
+		return 0; /* no timestamp written (TS off or not tracing): no reading */
+	x->snap_at[t->nsnap] = written_at;
 	struct dpmu_tracedir_snapshot *sn = &t->snap[t->nsnap++];
 	memset(sn, 0, sizeof *sn);
 	sn->time_ns = t1;
@@ -311,14 +325,21 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 	snprintf(t.core_type, sizeof t.core_type, "%.47s", type->name);
 	/* the readings' events, the trigger's among them */
 	char list[1024];
-	snprintf(list, sizeof list, "%s%s%s", o->events ? o->events : "cycles,instructions",
-		 trigger ? "," : "", trigger ? t.trigger_event : "");
-	struct dpmu_mon_events ev;
+	if ((size_t)snprintf(list, sizeof list, "%s%s%s", o->events ? o->events : "cycles,instructions",
+			     trigger ? "," : "", trigger ? t.trigger_event : "") >= sizeof list) {
+		rc = dpmu_err_set(err, DPMU_EINVAL, "-e: the event list is too long (%zu characters "
+						    "at most)", sizeof list - 64);
+		goto out;
+	}
+	struct dpmu_mon_events ev, tev;
 	if ((rc = dpmu_mon_events_parse(list, b->profile, 1ull << o->cpu, &ev, err)))
 		goto out;
 	uint8_t code = 0;
 	if (trigger) {
-		const struct dpmu_mon_event *te = &ev.ev[ev.n - 1];
+		/* the trigger's event on its own: its code, whatever -e holds */
+		if ((rc = dpmu_mon_events_parse(t.trigger_event, b->profile, 1ull << o->cpu, &tev, err)))
+			goto out;
+		const struct dpmu_mon_event *te = &tev.ev[0];
 		int32_t k = te->code[type - b->profile->core_types];
 		if (te->target != DPMU_MON_CORE || k < 0 || k > 0xFF) {
 			rc = dpmu_err_set(err, DPMU_EINVAL,
@@ -353,16 +374,16 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 	struct dpmu_mon_session *s = NULL;
 	if ((rc = dpmu_mon_session_create_opts(b->drv, b->profile, &ev, 1ull << o->cpu, &mo, &s, err)))
 		goto out_exec;
+	/* from here a failure is the system's, not the input's */
+	*bad_input = false;
 	if ((rc = dpmu_qemu_trace_attach(b, o->cpu, &sink, err)) ||
+	    (rc = dpmu_drv_etm_ids(b->drv, o->cpu, t.regs.idr, err)) ||
 	    (rc = dpmu_drv_etm_start(b->drv, o->cpu, &cfg, err)))
 		goto out_sess;
 	if (x.executed)
 		dpmu_qemu_trace_seen(b, o->cpu, on_seen, &x);
-	if ((rc = dpmu_drv_etm_ids(b->drv, o->cpu, t.regs.idr, err)))
-		goto out_sess;
 	t.regs.configr = cfg.configr;
 	t.regs.traceidr = cfg.traceidr;
-	*bad_input = false;
 	rc = dpmu_mon_run(s, b, err);
 	struct dpmu_err serr;
 	if (dpmu_drv_etm_stop(b->drv, o->cpu, &serr) && !rc)

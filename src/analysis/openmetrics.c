@@ -161,23 +161,29 @@ static int arena_reserve(struct dpmu_om_snapshot *s, size_t more)
 	return 0;
 }
 
-/* Append text to the arena; esc: escape it as a label value. */
+/* Append text to the arena; esc: escape it as a label value. One
+ * reservation for the worst case (every byte escaped), since this runs on
+ * the measuring thread for every label of every sample. */
 static int arena_put(struct dpmu_om_snapshot *s, const char *t, bool esc)
 {
-	for (; *t; t++) {
-		const char *rep = NULL;
-		if (esc && *t == '\\')
-			rep = "\\\\";
-		else if (esc && *t == '"')
-			rep = "\\\"";
-		else if (esc && *t == '\n')
-			rep = "\\n";
-		size_t n = rep ? 2 : 1;
-		if (arena_reserve(s, n + 1))
-			return -1;
-		memcpy(s->arena + s->used, rep ? rep : t, n);
+	size_t n = strlen(t);
+	if (arena_reserve(s, 2 * n + 1))
+		return -1;
+	char *d = s->arena + s->used;
+	if (!esc || !strpbrk(t, "\\\"\n")) {
+		memcpy(d, t, n);
 		s->used += n;
+		return 0;
 	}
+	for (; *t; t++) {
+		if (*t == '\\' || *t == '"' || *t == '\n') {
+			*d++ = '\\';
+			*d++ = *t == '\n' ? 'n' : *t;
+		} else {
+			*d++ = *t;
+		}
+	}
+	s->used = (size_t)(d - s->arena);
 	return 0;
 }
 

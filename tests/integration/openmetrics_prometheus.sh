@@ -17,12 +17,12 @@ for tool in prometheus promtool curl jq qemu-aarch64; do
 done
 [ -x "$wl/matmul" ] || { echo "FAIL: no $wl/matmul (build the workloads)" >&2; exit 1; }
 T=$(mktemp -d)
-stat_pid= prom_pid= hold_pid=
+stat_pid= prom_pid= hold_pid= load_pids=
 cleanup() {
-	for p in $stat_pid $prom_pid $hold_pid; do
+	for p in $stat_pid $prom_pid $hold_pid $load_pids; do
 		kill "$p" 2>/dev/null
 	done
-	for p in $stat_pid $prom_pid $hold_pid; do
+	for p in $stat_pid $prom_pid $hold_pid $load_pids; do
 		wait "$p" 2>/dev/null
 	done
 	rm -rf "$T"
@@ -55,8 +55,19 @@ stat_pid=$!
 wait_for 30 announced "$T/stat.err" || die "no port announced: $(cat "$T/stat.err")"
 port=$(port_of "$T/stat.err")
 url="http://127.0.0.1:$port/metrics"
+# While the program runs: two clients scraping back to back, and one that
+# reads slowly and gives up mid-reply. The counts compared below are the
+# same deterministic counts, so a scrape that disturbed the run would show.
+for k in 1 2; do
+	sh -c "while :; do curl -s -o /dev/null '$url'; done" & load_pids="$load_pids $!"
+done
+sh -c "while :; do curl -s -o /dev/null --limit-rate 1k --max-time 0.3 '$url'; done" &
+load_pids="$load_pids $!"
 finished() { curl -sf "$url" | grep -qx 'dynpmu_run_finished 1'; }
 wait_for 120 finished || die "the run never finished: $(cat "$T/stat.err")"
+kill $load_pids 2>/dev/null
+wait $load_pids 2>/dev/null
+load_pids=
 # the report is written before the linger: the CSV is complete now
 grep -q ',cpu0,.*,INST_RETIRED,' "$T/stat.csv" || die "no CSV counts: $(cat "$T/stat.csv")"
 

@@ -3,9 +3,9 @@
 # Usage: scripts/deps.sh build|test|demo
 set -eu
 want="$1"
-pkgs="cmake make gcc pkg-config libjansson-dev libcapstone-dev libdw-dev libopencsd-dev"
+pkgs="cmake make gcc pkg-config libjansson-dev libcapstone-dev libdw-dev libopencsd-dev libmicrohttpd-dev"
 case "$want" in
-  test) pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev spin qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross libxml2-utils jq procps linux-perf" ;;
+  test) pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev spin qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross libxml2-utils jq procps linux-perf prometheus curl" ;;
   demo) pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
   build) ;;
   *) echo "deps.sh: unknown target '$want' (build, test or demo)" >&2; exit 2 ;;

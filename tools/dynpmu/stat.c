@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -60,7 +61,11 @@ static void stat_usage(FILE *out)
 		"  --per-type, --per-cluster   aggregate per core type / per cluster\n"
 		"  -M, --metrics L  metrics to print (default: IPC, miss ratios, mispredicts)\n"
 		"  --json           JSON lines (docs/output.md)\n"
-		"  --svg FILE       chart of the interval metrics per core and cluster\n",
+		"  --svg FILE       chart of the interval metrics per core and cluster\n"
+		"  --listen HOST:PORT  serve the running counts at http://HOST:PORT/metrics\n"
+		"                   for Prometheus, updated each -I interval (docs/openmetrics.md)\n"
+		"  --linger S       with --listen: after the run, keep serving the final values\n"
+		"                   S seconds (or until SIGINT/SIGTERM)\n",
 		DPMU_PROFILE_DEFAULT);
 }
 
@@ -109,6 +114,8 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		{"json", no_argument, NULL, 'J'},
 		{"svg", required_argument, NULL, 'G'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"listen", required_argument, NULL, 'l'},
+		{"linger", required_argument, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
@@ -205,6 +212,21 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		case 'G':
 			o->svg = optarg;
 			break;
+		case 'l':
+			o->listen = optarg;
+			break;
+		case 'W': {
+			char *end;
+			errno = 0;
+			o->linger_s = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !(o->linger_s >= 0) ||
+			    o->linger_s > 86400) {
+				fprintf(stderr, "dynpmu stat: --linger '%s': give seconds from 0 to "
+						"86400 (fractions allowed)\n", optarg);
+				return DPMU_EXIT_USAGE;
+			}
+			break;
+		}
 		case 'h':
 			stat_usage(stdout);
 			return -1;
@@ -216,6 +238,11 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 			stat_usage(stderr);
 			return DPMU_EXIT_USAGE;
 		}
+	}
+	if (o->linger_s > 0 && !o->listen) {
+		fprintf(stderr, "dynpmu stat: --linger: keeps --listen's endpoint up; give "
+				"--listen HOST:PORT too\n");
+		return DPMU_EXIT_USAGE;
 	}
 	if (optind < argc && o->trace) {
 		fprintf(stderr, "dynpmu stat: give either --trace FILE or -- PROGRAM, not both\n");
@@ -301,7 +328,55 @@ struct stat_ctx {
 	const struct dpmu_stat_opts *o;
 	const struct dpmu_profile *p;
 	struct dpmu_an_table *t;
+	const struct dpmu_an_metric *const *metrics;
+	size_t nmetrics;
+	/* --listen: the cpu and cluster counts of the run so far, and of the
+	 * latest interval (its metrics), kept apart from t, whose rows are
+	 * the aggregation the report asks for */
+	struct dpmu_an_table totals, last;
+	uint64_t intervals;
 };
+
+/* --listen: publish the run so far (docs/openmetrics.md). The snapshot is
+ * built here, on the measuring thread, and handed over by a pointer swap;
+ * rendering and writing it to clients is the server's threads' work. */
+static int publish(struct stat_ctx *x, const struct dpmu_an_sample *raw, uint64_t sim_ns,
+		   bool finished, struct dpmu_err *err)
+{
+	int rc = 0;
+	if (raw)
+		rc = dpmu_om_totals_add(&x->totals, raw, err);
+	/* A zero-length interval (a core's last batch delivered at the stop,
+	 * docs/stat.md) has counts but no time: its metrics would all be
+	 * undefined, so the gauges keep the interval before it. */
+	if (!rc && raw && raw->length_ns) {
+		dpmu_an_table_free(&x->last);
+		dpmu_an_table_init(&x->last);
+		rc = dpmu_om_totals_add(&x->last, raw, err);
+		if (!rc) {
+			/* the copy keeps the interval's own time, for rate metrics */
+			x->last.samples[0].start_ns = raw->start_ns;
+			x->last.samples[0].length_ns = raw->length_ns;
+		}
+	}
+	struct dpmu_om_snapshot *snap = NULL;
+	if (!rc)
+		rc = dpmu_om_snapshot_create(&snap, err);
+	if (!rc) {
+		struct dpmu_om_run run = {.sim_ns = sim_ns, .intervals = x->intervals,
+					  .finished = finished};
+		rc = dpmu_om_add_run(snap, x->t,
+				     x->totals.nsamples ? &x->totals.samples[0] : NULL,
+				     x->last.nsamples ? &x->last.samples[0] : NULL, x->p,
+				     x->metrics, x->nmetrics, &run, err);
+	}
+	if (rc) {
+		dpmu_om_snapshot_release(snap);
+		return rc;
+	}
+	dpmu_om_publish(x->o->publish, snap);
+	return 0;
+}
 
 /* One sample: a unit per measured core (core PMU and AMU counts) and per
  * cluster, then the aggregation the options ask for. */
@@ -316,6 +391,14 @@ static int add_sample(struct stat_ctx *x, const struct dpmu_mon_session *s, bool
 		return rc;
 	struct dpmu_an_sample *smp = &x->t->samples[x->t->nsamples - 1];
 	const struct dpmu_stat_opts *o = x->o;
+	if (o->publish) {
+		/* before the aggregation below: the endpoint has per-cpu series
+		 * whatever rows the report shows */
+		x->intervals += interval;
+		rc = publish(x, smp, t1, !interval, err);
+		if (rc)
+			return rc;
+	}
 	/* --per-cluster fills the cluster rows, also beside -A's cpu rows */
 	if (o->per_cluster || !o->per_unit) {
 		unsigned what = o->per_cluster ? DPMU_AN_AGG_CLUSTER
@@ -421,7 +504,13 @@ int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 	snprintf(t->workload, sizeof t->workload, "%s", b->workload);
 	t->intervals = o->interval_ns != 0;
 	t->const_freq_hz = b->profile->const_freq_hz;
-	struct stat_ctx x = {o, b->profile, t};
+	struct stat_ctx x = {.o = o, .p = b->profile, .t = t, .metrics = r->metrics,
+			     .nmetrics = r->nmetrics};
+	dpmu_an_table_init(&x.totals);
+	dpmu_an_table_init(&x.last);
+	/* scrapers see the run has started before its first interval ends */
+	if (!rc && o->publish)
+		rc = publish(&x, NULL, 0, false, err);
 	struct dpmu_mon_options mo = {.long_counters = o->long_counters, .mux_ns = o->mux_ns,
 				      .interval_ns = o->interval_ns,
 				      .on_interval = o->interval_ns ? on_interval : NULL, .ctx = &x};
@@ -444,6 +533,12 @@ int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 	rc = dpmu_mon_run(s, b, err);
 	if (!rc && !o->interval_ns)
 		rc = add_sample(&x, s, false, 0, b->ops->time_ns(b), err);
+	else if (!rc && o->publish)
+		/* the intervals add up to the run: the last published totals
+		 * are the final ones, now marked so */
+		rc = publish(&x, NULL, b->ops->time_ns(b), true, err);
+	dpmu_an_table_free(&x.totals);
+	dpmu_an_table_free(&x.last);
 	r->intervals = dpmu_mon_session_intervals(s);
 	dpmu_mon_session_destroy(s);
 	if (!rc && o->prog_argv && o->by_symbol)
@@ -508,6 +603,68 @@ static void print_sched(const struct dpmu_backend *b)
 		(double)st.idle_ns / 1e6);
 }
 
+/* --linger: SIGINT or SIGTERM ends the wait (and dynpmu, normally). */
+static volatile sig_atomic_t linger_stop;
+
+static void linger_on_signal(int sig)
+{
+	(void)sig;
+	linger_stop = 1;
+}
+
+/* Keep serving the final snapshot for o->linger_s seconds of host time, so
+ * that a scraper sees the end of a run shorter than its scrape interval. */
+static void linger(const struct dpmu_stat_opts *o)
+{
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = linger_on_signal;
+	linger_stop = 0;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	struct timespec end, now;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)o->linger_s;
+	end.tv_nsec += (long)((o->linger_s - (double)(time_t)o->linger_s) * 1e9);
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	while (!linger_stop) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
+		/* short naps: a signal between the check and the sleep costs at
+		 * most one of them */
+		struct timespec nap = {0, 50 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+}
+
+/* --listen: the publisher and its server, started before the run so that
+ * a bad address is told at once. Returns 0 or the exit status. */
+static int listen_start(struct dpmu_stat_opts *o, struct dpmu_om_server **srv)
+{
+	struct dpmu_err err;
+	dpmu_err_clear(&err);
+	int rc = dpmu_om_publisher_create(&o->publish, &err);
+	if (!rc)
+		rc = dpmu_om_server_start(o->listen, o->publish, NULL, srv, &err);
+	if (rc) {
+		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
+		dpmu_om_publisher_destroy(o->publish);
+		o->publish = NULL;
+		/* a malformed address or unknown host is the command line's */
+		return rc == DPMU_EINVAL || rc == DPMU_ENOENT ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
+	}
+	/* the port, for PORT 0 (the system's pick) and for scripts */
+	fprintf(stderr, "dynpmu stat: serving /metrics on port %u\n", dpmu_om_server_port(*srv));
+	return 0;
+}
+
 /* The run a signal handler looks at: a handler can reach nothing else. */
 static struct dpmu_stat_run *volatile stat_running;
 
@@ -565,6 +722,14 @@ int dpmu_cmd_stat(int argc, char **argv)
 			fclose(out);
 		return DPMU_EXIT_USAGE;
 	}
+	struct dpmu_om_server *srv = NULL;
+	if (o.listen && (rc = listen_start(&o, &srv)) != 0) {
+		if (out != stdout && out != stderr)
+			fclose(out);
+		if (svg)
+			fclose(svg);
+		return rc;
+	}
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
 	struct dpmu_stat_run r;
@@ -596,5 +761,11 @@ int dpmu_cmd_stat(int argc, char **argv)
 		status = DPMU_EXIT_FAIL;
 	if (svg && fclose(svg) && status == DPMU_EXIT_OK)
 		status = DPMU_EXIT_FAIL;
+	/* after the report is written and closed, so that a scraper comparing
+	 * the two finds the file complete */
+	if (srv && !rc && o.linger_s > 0)
+		linger(&o);
+	dpmu_om_server_stop(srv);
+	dpmu_om_publisher_destroy(o.publish);
 	return status;
 }

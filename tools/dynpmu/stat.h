@@ -14,6 +14,7 @@
 #include "dynpmu/analysis.h"
 #include "dynpmu/backend.h"
 #include "dynpmu/monitor.h"
+#include "dynpmu/openmetrics.h"
 #include "dynpmu/qemu.h"
 
 #define DPMU_STAT_MAX_METRICS 32
@@ -42,6 +43,12 @@ struct dpmu_stat_opts {
 	const char *metrics;       /* -M */
 	bool json;
 	const char *svg;
+	/* --listen HOST:PORT: serve the counts at /metrics (docs/openmetrics.md) */
+	const char *listen;
+	double linger_s;           /* --linger S: keep serving the final values S seconds */
+	/* set by the caller when --listen's server runs: each interval, and
+	 * the end of the run, publish a snapshot here */
+	struct dpmu_om_publisher *publish;
 };
 
 /* One measured run: the backend (kept for the program's exit status and

@@ -1331,7 +1331,11 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 					if (pass)
 						b->fixed |= reg_bit((uint8_t)r);
 				} else if ((dep[r].load != 0) == !pass) {
-					b->wdep[b->nw++] = (struct dpmu_uwdep){dep[r], (uint8_t)r};
+					const uint64_t l = dep[r].load;
+					b->wdep[b->nw++] = (struct dpmu_uwdep){
+						dep[r], reg_bit((uint8_t)r), (uint8_t)r,
+						l && !(l & (l - 1)) ? (uint8_t)__builtin_ctzll(l)
+							: DPMU_UWDEP_MANY};
 					b->wmask |= reg_bit((uint8_t)r);
 					b->win |= dep[r].entry;
 				}
@@ -1669,18 +1673,23 @@ deps_end_loads(struct dpmu_ucore *c, const struct dpmu_ublock *b, const struct d
 	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
 	const struct dpmu_uwdep *w = b->wdep, *end = w + b->nwl;
 	for (; w < end; w++) {
-		uint64_t l = w->d.load;
-		const struct dpmu_ureg *v = &lv[__builtin_ctzll(l)];
-		for (l &= l - 1; l; l &= l - 1)
-			if (ureg_later(&lv[__builtin_ctzll(l)], v))
-				v = &lv[__builtin_ctzll(l)];
+		const struct dpmu_ureg *v;
+		if (w->one != DPMU_UWDEP_MANY) {
+			v = &lv[w->one];
+		} else {
+			uint64_t l = w->d.load;
+			v = &lv[__builtin_ctzll(l)];
+			for (l &= l - 1; l; l &= l - 1)
+				if (ureg_later(&lv[__builtin_ctzll(l)], v))
+					v = &lv[__builtin_ctzll(l)];
+		}
 		if (v->ready <= now)
 			continue;
 		struct dpmu_ureg *r = &c->tm.reg[w->reg];
 		r->ready = v->ready;
 		r->mem = v->mem;
 		r->tlb = v->tlb;
-		p |= reg_bit(w->reg);
+		p |= w->bit;
 	}
 	c->dep_pend = p;
 }
@@ -1728,7 +1737,7 @@ static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struc
 		r->ready = v->ready;
 		r->mem = v->mem;
 		r->tlb = v->tlb;
-		p |= reg_bit(w->reg);
+		p |= w->bit;
 	}
 	c->dep_pend = p;
 }
@@ -1795,18 +1804,35 @@ plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_
  * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
  * A plain block runs here (plain_run), with no call, so with no frame;
  * the others go on to run_block_steps, a tail call. */
+/* A block on a traced or sampling core (dpmu_uarch_run_block_on): the
+ * trace unit first, then the sampled path or the usual one. Out of line:
+ * with the call to the trace unit inline, dpmu_uarch_run_block_on keeps a
+ * frame for the values it needs after the call, on every block. */
+static __attribute__((noinline, cold)) void run_block_observed(struct dpmu_uarch *u,
+							     struct dpmu_ucore *c,
+							     struct dpmu_ublock *b,
+							     const uint64_t *addr, uint64_t next_pc)
+{
+	if (c->trace_on)
+		dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
+	if (c->sample_on) {
+		run_block_sampled(u, c, b, addr, next_pc);
+		return;
+	}
+	uint64_t fe;
+	if (plain_run(c, b, next_pc, &fe))
+		return;
+	run_block_steps(u, c, b, addr, next_pc);
+}
+
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc)
 {
 	/* a traced core's blocks go to its trace unit first; a sampling
 	 * core's have their own path */
 	if (__builtin_expect(c->sample_on | c->trace_on, 0)) {
-		if (c->trace_on)
-			dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
-		if (c->sample_on) {
-			run_block_sampled(u, c, b, addr, next_pc);
-			return;
-		}
+		run_block_observed(u, c, b, addr, next_pc);
+		return;
 	}
 	uint64_t fe;
 	if (plain_run(c, b, next_pc, &fe))

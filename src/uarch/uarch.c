@@ -1807,11 +1807,13 @@ plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_
 /* A block on a traced or sampling core (dpmu_uarch_run_block_on): the
  * trace unit first, then the sampled path or the usual one. Out of line:
  * with the call to the trace unit inline, dpmu_uarch_run_block_on keeps a
- * frame for the values it needs after the call, on every block. */
-static __attribute__((noinline, cold)) void run_block_observed(struct dpmu_uarch *u,
-							     struct dpmu_ucore *c,
-							     struct dpmu_ublock *b,
-							     const uint64_t *addr, uint64_t next_pc)
+ * frame for the values it needs after the call, on every block. Not
+ * `cold`: gcc would then take run_block_sampled, called only from here,
+ * for cold too, and build record's whole block path for size. */
+static __attribute__((noinline)) void run_block_observed(struct dpmu_uarch *u,
+							struct dpmu_ucore *c,
+							struct dpmu_ublock *b,
+							const uint64_t *addr, uint64_t next_pc)
 {
 	if (c->trace_on)
 		dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);

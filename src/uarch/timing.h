@@ -352,10 +352,14 @@ struct dpmu_udep {
 	uint64_t load;   /* bit i: the value of load i of the block */
 };
 
-/* A register the block writes, and the dependence of its last value. */
+/* A register the block writes, and the dependence of its last value;
+ * its bit, and `one`, the only load the value names (else
+ * DPMU_UWDEP_MANY), so that a block's end finds both without a lookup. */
+#define DPMU_UWDEP_MANY 0xff
 struct dpmu_uwdep {
 	struct dpmu_udep d;
-	uint8_t reg;
+	dpmu_u128 bit;
+	uint8_t reg, one;
 };
 
 /* The latest of the values d names: of the registers pending at entry

@@ -1160,7 +1160,7 @@ struct dpmu_ublock {
 	 * than DPMU_UDEP_MAX instructions, with a load without register
 	 * operands or with a step that times itself (step_rare). */
 	bool dsum;
-	uint32_t nw;
+	uint32_t nw, nwl; /* nwl: the first of wdep[] name a load */
 	dpmu_u128 fixed, wmask, win; /* win: the registers wdep[] names */
 	struct dpmu_udep *idep;
 	struct dpmu_uwdep *wdep;
@@ -1321,15 +1321,27 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	b->dsum = dsum;
 	if (dsum) {
 		memcpy(b->idep, idep, n * sizeof *idep);
-		for (unsigned r = 1; r < DPMU_REG_COUNT; r++) {
-			if (dep[r].entry == reg_bit((uint8_t)r) && !dep[r].load)
-				continue; /* not written, or its own value */
-			if (dep[r].entry || dep[r].load) {
-				b->wdep[b->nw++] = (struct dpmu_uwdep){dep[r], (uint8_t)r};
-				b->wmask |= reg_bit((uint8_t)r);
-				b->win |= dep[r].entry;
-			} else
-				b->fixed |= reg_bit((uint8_t)r);
+		/* those that name a load first (nwl of them): when no register
+		 * pending at entry is named, only they can be left pending */
+		for (unsigned pass = 0; pass < 2; pass++) {
+			for (unsigned r = 1; r < DPMU_REG_COUNT; r++) {
+				if (dep[r].entry == reg_bit((uint8_t)r) && !dep[r].load)
+					continue; /* not written, or its own value */
+				if (!dep[r].entry && !dep[r].load) {
+					if (pass)
+						b->fixed |= reg_bit((uint8_t)r);
+				} else if ((dep[r].load != 0) == !pass) {
+					const uint64_t l = dep[r].load;
+					b->wdep[b->nw++] = (struct dpmu_uwdep){
+						dep[r], reg_bit((uint8_t)r), (uint8_t)r,
+						l && !(l & (l - 1)) ? (uint8_t)__builtin_ctzll(l)
+							: DPMU_UWDEP_MANY};
+					b->wmask |= reg_bit((uint8_t)r);
+					b->win |= dep[r].entry;
+				}
+			}
+			if (!pass)
+				b->nwl = b->nw;
 		}
 	}
 	dpmu_u128 loaded = 0, written = 0;
@@ -1629,8 +1641,10 @@ static inline bool reads_pending(struct dpmu_ucore *c, const struct dpmu_ublock 
 	return false;
 }
 
-/* How an execution of b on c is timed (run_block_steps). */
-enum { RUN_STEPS, RUN_DEPS, RUN_WALK };
+/* How an execution of b on c is timed (run_block_steps): RUN_DEPS from
+ * the dependence summary, RUN_CLEAN the same when no register the block
+ * reads is pending (only its own loads' values are waited for). */
+enum { RUN_STEPS, RUN_DEPS, RUN_CLEAN, RUN_WALK };
 
 static inline int block_timing(struct dpmu_ucore *c, const struct dpmu_ublock *b)
 {
@@ -1642,7 +1656,7 @@ static inline int block_timing(struct dpmu_ucore *c, const struct dpmu_ublock *b
 		/* settled first: the summary then looks only at what is
 		 * still pending */
 		const bool p = reads_pending(c, b);
-		return b->walk || p ? RUN_DEPS : RUN_STEPS;
+		return p ? RUN_DEPS : b->walk ? RUN_CLEAN : RUN_STEPS;
 	}
 	/* in order, every instruction that waits is timed */
 	return b->walk || reads_pending(c, b) ? RUN_WALK : RUN_STEPS;
@@ -1657,13 +1671,64 @@ deps_end_loads(struct dpmu_ucore *c, const struct dpmu_ublock *b, const struct d
 {
 	const uint64_t now = core_now(c, 0);
 	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	const struct dpmu_uwdep *w = b->wdep, *end = w + b->nwl;
+	for (; w < end; w++) {
+		const struct dpmu_ureg *v;
+		if (w->one != DPMU_UWDEP_MANY) {
+			v = &lv[w->one];
+		} else {
+			uint64_t l = w->d.load;
+			v = &lv[__builtin_ctzll(l)];
+			for (l &= l - 1; l; l &= l - 1)
+				if (ureg_later(&lv[__builtin_ctzll(l)], v))
+					v = &lv[__builtin_ctzll(l)];
+		}
+		if (v->ready <= now)
+			continue;
+		struct dpmu_ureg *r = &c->tm.reg[w->reg];
+		r->ready = v->ready;
+		r->mem = v->mem;
+		r->tlb = v->tlb;
+		p |= w->bit;
+	}
+	c->dep_pend = p;
+}
+
+/* The end of any other RUN_DEPS execution: a mispredicted tail resolves
+ * at `resolve` when its sources are ready; the written registers' values
+ * name the registers pending at entry (pend) too. Those few (most often
+ * one) are copied first: the writes below change them, and each written
+ * value then looks at them, not at every register it names. */
+static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struct dpmu_ublock *b,
+					       dpmu_u128 pend, const struct dpmu_ureg *lv,
+					       bool mispredicted, uint64_t resolve)
+{
+	if (mispredicted)
+		dep_resolve(c, dep_latest(c, pend, &b->idep[b->n - 1], lv), resolve);
+	dpmu_u128 q = pend & b->win;
+	if (!q) {
+		deps_end_loads(c, b, lv);
+		return;
+	}
+	struct dpmu_ureg ev[DPMU_REG_COUNT];
+	dpmu_u128 eb[DPMU_REG_COUNT];
+	unsigned m = 0;
+	for (; q; q &= q - 1, m++) {
+		uint64_t lo = (uint64_t)q;
+		unsigned k = lo ? (unsigned)__builtin_ctzll(lo)
+				: 64 + (unsigned)__builtin_ctzll((uint64_t)(q >> 64));
+		eb[m] = reg_bit((uint8_t)k);
+		ev[m] = c->tm.reg[k];
+	}
+	const uint64_t now = core_now(c, 0);
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
 	const struct dpmu_uwdep *w = b->wdep, *end = w + b->nw;
 	for (; w < end; w++) {
-		uint64_t l = w->d.load;
-		if (!l)
-			continue;
-		const struct dpmu_ureg *v = &lv[__builtin_ctzll(l)];
-		for (l &= l - 1; l; l &= l - 1)
+		const struct dpmu_ureg *v = &c->tm.reg[0];
+		for (unsigned j = 0; j < m; j++)
+			if ((w->d.entry & eb[j]) && ureg_later(&ev[j], v))
+				v = &ev[j];
+		for (uint64_t l = w->d.load; l; l &= l - 1)
 			if (ureg_later(&lv[__builtin_ctzll(l)], v))
 				v = &lv[__builtin_ctzll(l)];
 		if (v->ready <= now)
@@ -1672,45 +1737,7 @@ deps_end_loads(struct dpmu_ucore *c, const struct dpmu_ublock *b, const struct d
 		r->ready = v->ready;
 		r->mem = v->mem;
 		r->tlb = v->tlb;
-		p |= reg_bit(w->reg);
-	}
-	c->dep_pend = p;
-}
-
-/* The end of any other RUN_DEPS execution: a mispredicted tail resolves
- * at `resolve` when its sources are ready; the written registers' values
- * name the registers pending at entry (pend) too. */
-static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struct dpmu_ublock *b,
-					       dpmu_u128 pend, const struct dpmu_ureg *lv,
-					       bool mispredicted, uint64_t resolve)
-{
-	if (mispredicted)
-		dep_resolve(c, dep_latest(c, pend, &b->idep[b->n - 1], lv), resolve);
-	if (!(pend & b->win)) {
-		deps_end_loads(c, b, lv);
-		return;
-	}
-	const uint64_t now = core_now(c, 0);
-	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
-	const uint32_t nw = b->nw;
-	/* all values first: they name the registers as they were at entry
-	 * (copied field by field, see dep_latest) */
-	uint64_t ready[DPMU_REG_COUNT];
-	uint32_t mem[DPMU_REG_COUNT], tlb[DPMU_REG_COUNT];
-	for (uint32_t k = 0; k < nw; k++) {
-		const struct dpmu_ureg *v = dep_latest(c, pend, &b->wdep[k].d, lv);
-		ready[k] = v->ready;
-		mem[k] = v->mem;
-		tlb[k] = v->tlb;
-	}
-	for (uint32_t k = 0; k < nw; k++) {
-		if (ready[k] <= now)
-			continue;
-		struct dpmu_ureg *r = &c->tm.reg[b->wdep[k].reg];
-		r->ready = ready[k];
-		r->mem = mem[k];
-		r->tlb = tlb[k];
-		p |= reg_bit(b->wdep[k].reg);
+		p |= w->bit;
 	}
 	c->dep_pend = p;
 }
@@ -1777,18 +1804,37 @@ plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_
  * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
  * A plain block runs here (plain_run), with no call, so with no frame;
  * the others go on to run_block_steps, a tail call. */
+/* A block on a traced or sampling core (dpmu_uarch_run_block_on): the
+ * trace unit first, then the sampled path or the usual one. Out of line:
+ * with the call to the trace unit inline, dpmu_uarch_run_block_on keeps a
+ * frame for the values it needs after the call, on every block. Not
+ * `cold`: gcc would then take run_block_sampled, called only from here,
+ * for cold too, and build record's whole block path for size. */
+static __attribute__((noinline)) void run_block_observed(struct dpmu_uarch *u,
+							struct dpmu_ucore *c,
+							struct dpmu_ublock *b,
+							const uint64_t *addr, uint64_t next_pc)
+{
+	if (c->trace_on)
+		dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
+	if (c->sample_on) {
+		run_block_sampled(u, c, b, addr, next_pc);
+		return;
+	}
+	uint64_t fe;
+	if (plain_run(c, b, next_pc, &fe))
+		return;
+	run_block_steps(u, c, b, addr, next_pc);
+}
+
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			     const uint64_t *addr, uint64_t next_pc)
 {
 	/* a traced core's blocks go to its trace unit first; a sampling
 	 * core's have their own path */
 	if (__builtin_expect(c->sample_on | c->trace_on, 0)) {
-		if (c->trace_on)
-			dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
-		if (c->sample_on) {
-			run_block_sampled(u, c, b, addr, next_pc);
-			return;
-		}
+		run_block_observed(u, c, b, addr, next_pc);
+		return;
 	}
 	uint64_t fe;
 	if (plain_run(c, b, next_pc, &fe))
@@ -1829,7 +1875,8 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
  * writes get their values, all from the dependence summary. */
 static inline __attribute__((always_inline)) void
 block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-	    const uint64_t *addr, uint64_t next_pc, const bool deps, const bool watch)
+	    const uint64_t *addr, uint64_t next_pc, const bool deps, const bool clean,
+	    const bool watch)
 {
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
@@ -1839,8 +1886,10 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	/* the first instruction that may find the reorder window full (out
 	 * of order; past the block when none): rob_steps */
 	uint64_t rob_at = c->rob_limit - seq0 - 1;
-	/* deps: the registers pending at entry, the block's loads' values */
-	const dpmu_u128 pend0 = c->dep_pend;
+	/* deps: the registers pending at entry, the block's loads' values;
+	 * clean: none the block reads is (block_timing), so no value the
+	 * summary names is an entry register's (they are all read) */
+	const dpmu_u128 pend0 = clean ? 0 : c->dep_pend;
 	struct dpmu_ureg lv[DPMU_UDEP_MAX];
 	/* instruction i issues at work1 + i * cpi: one add fewer a step */
 	uint64_t work1 = work0 + cpi;
@@ -1884,7 +1933,8 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			c->dep_seq = seq0 + i + 1;
 			if (deps) {
 				const struct dpmu_udep *d = &b->idep[i];
-				if (!((d->entry & pend0) | d->load | be) && c->tm.l1_short) {
+				if (!((clean ? 0 : d->entry & pend0) | d->load | be) &&
+				    c->tm.l1_short) {
 					/* an L1D hit that waited for nothing:
 					 * dep_load_value's, and no reorder-window
 					 * entry (rob_push) */
@@ -1959,7 +2009,7 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	c->dep_seq = seq0 + n;
 	if (deps) {
-		if (mispredicted || (pend0 & b->win))
+		if (mispredicted || (!clean && (pend0 & b->win)))
 			deps_end(c, b, pend0, lv, mispredicted, resolve);
 		else
 			deps_end_loads(c, b, lv);
@@ -1977,7 +2027,14 @@ static __attribute__((noinline)) void run_block_deps(struct dpmu_uarch *u, struc
 						      struct dpmu_ublock *b, const uint64_t *addr,
 						      uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, true, false);
+	block_steps(u, c, b, addr, next_pc, true, false, false);
+}
+
+static __attribute__((noinline)) void run_block_clean(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						       struct dpmu_ublock *b, const uint64_t *addr,
+						       uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, true, false);
 }
 
 static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
@@ -1985,14 +2042,22 @@ static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
 							struct dpmu_ublock *b,
 							const uint64_t *addr, uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, false, false);
+	block_steps(u, c, b, addr, next_pc, false, false, false);
 }
 
 static __attribute__((noinline)) void run_block_deps_w(struct dpmu_uarch *u, struct dpmu_ucore *c,
 							struct dpmu_ublock *b, const uint64_t *addr,
 							uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, true, true);
+	block_steps(u, c, b, addr, next_pc, true, false, true);
+}
+
+static __attribute__((noinline)) void run_block_clean_w(struct dpmu_uarch *u,
+							 struct dpmu_ucore *c,
+							 struct dpmu_ublock *b,
+							 const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, true, true);
 }
 
 static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
@@ -2000,7 +2065,7 @@ static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
 							  struct dpmu_ublock *b,
 							  const uint64_t *addr, uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, false, true);
+	block_steps(u, c, b, addr, next_pc, false, false, true);
 }
 
 /* The block path below dpmu_uarch_run_block_on: a delivery point inside
@@ -2027,6 +2092,12 @@ block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b
 			run_block_deps_w(u, c, b, addr, next_pc);
 		else
 			run_block_deps(u, c, b, addr, next_pc);
+		return;
+	case RUN_CLEAN:
+		if (watch)
+			run_block_clean_w(u, c, b, addr, next_pc);
+		else
+			run_block_clean(u, c, b, addr, next_pc);
 		return;
 	default:
 		if (watch)

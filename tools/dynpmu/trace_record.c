@@ -404,8 +404,10 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 	size_t keep = 0;
 	while (keep < t.nsnap && x.snap_at[keep] < sink.written - t.trace_len)
 		keep++;
-	memmove(t.snap, t.snap + keep, (t.nsnap - keep) * sizeof *t.snap);
-	t.nsnap -= keep;
+	if (keep) {
+		memmove(t.snap, t.snap + keep, (t.nsnap - keep) * sizeof *t.snap);
+		t.nsnap -= keep;
+	}
 	t.trace = malloc(t.trace_len ? t.trace_len : 1);
 	if (!t.trace && !rc)
 		rc = dpmu_err_set(err, DPMU_ENOMEM, "out of memory copying the trace");

@@ -24,4 +24,7 @@ bool dpmu_an_not_counted(const struct dpmu_an_count *c);
  * it. */
 uint64_t dpmu_an_round_estimate(const struct dpmu_an_count *c);
 
+/* svg.c: XML text with the entities escaped (timeline.c too). */
+void dpmu_an_xml_text(FILE *f, const char *s);
+
 #endif

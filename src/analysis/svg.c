@@ -25,7 +25,9 @@ static const char *const palette[] = {
 };
 #define NCOLOURS (sizeof palette / sizeof palette[0])
 
-static void xml_text(FILE *f, const char *s)
+/* XML 1.0 text: the five entities escaped, control characters as spaces
+ * (svg.c's charts and the monitor's timeline). */
+void dpmu_an_xml_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -122,10 +124,10 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 	fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
 		width, height);
 	fprintf(f, "<title>dynpmu metrics: ");
-	xml_text(f, t->workload);
+	dpmu_an_xml_text(f, t->workload);
 	fprintf(f, "</title>\n<text x=\"12\" y=\"22\" font-size=\"16\" font-weight=\"bold\">"
 		   "dynpmu metrics over time: ");
-	xml_text(f, t->workload[0] ? t->workload : "?");
+	dpmu_an_xml_text(f, t->workload[0] ? t->workload : "?");
 	fprintf(f, "</text>\n");
 
 	/* legend: one swatch per unit */
@@ -138,7 +140,7 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
 			"stroke-width=\"3\"/><text x=\"%.1f\" y=\"%.1f\">",
 			x, ly, x + 22, ly, palette[k % NCOLOURS], x + 27, ly + 4);
-		xml_text(f, ser[k].unit);
+		dpmu_an_xml_text(f, ser[k].unit);
 		fprintf(f, "</text>\n");
 	}
 	fprintf(f, "</g>\n");
@@ -181,7 +183,7 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 		fprintf(f, "<g class=\"panel\" data-metric=\"%s\">\n", m->name);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">%s (",
 			px, oy + 18, m->name);
-		xml_text(f, m->unit);
+		dpmu_an_xml_text(f, m->unit);
 		fprintf(f, ")</text>\n");
 		fprintf(f,
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fafafa\" "
@@ -213,13 +215,13 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
 			"transform=\"rotate(-90 %.1f %.1f)\">",
 			ox + 14, py + ph / 2, ox + 14, py + ph / 2);
-		xml_text(f, m->unit);
+		dpmu_an_xml_text(f, m->unit);
 		fprintf(f, "</text>\n");
 		if (!any) {
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#a00000\">"
 				   "not available: ",
 				px + pw / 2, py + ph / 2);
-			xml_text(f, why);
+			dpmu_an_xml_text(f, why);
 			fprintf(f, "</text>\n</g>\n");
 			continue;
 		}
@@ -241,7 +243,7 @@ int dpmu_an_write_svg(FILE *f, const struct dpmu_an_table *t, const struct dpmu_
 				double y = py + ph - (v.value - ymin) / (ymax - ymin) * ph;
 				if (npts == 0) {
 					fprintf(f, "<polyline data-unit=\"");
-					xml_text(f, ser[k].unit);
+					dpmu_an_xml_text(f, ser[k].unit);
 					fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
 						palette[k % NCOLOURS]);
 				}

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dynpmu/analysis.h"
+#include "analysis/an_internal.h"
 
 #define W 900.0
 #define PANEL_H 240.0
@@ -17,19 +17,6 @@
 #define MT 34.0
 #define MB 42.0
 #define TOP 56.0
-
-static void text_xml(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-		}
-	}
-}
 
 /* A step of 1, 2 or 5 times a power of ten giving about n ticks. */
 static double tick_step(double range, unsigned n)
@@ -55,7 +42,7 @@ static void panel(FILE *f, const struct dpmu_an_timeline_core *c, double y0, dou
 #define Y(v) (bot - (bot - top) * ((v) / ymax))
 	fprintf(f, "<g>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" font-weight=\"bold\">", x0,
 		y0 + 20);
-	text_xml(f, c->name);
+	dpmu_an_xml_text(f, c->name);
 	fputs("</text>\n", f);
 	/* the anomalies, under everything else */
 	for (size_t i = 0; i < c->nanom; i++) {
@@ -69,7 +56,7 @@ static void panel(FILE *f, const struct dpmu_an_timeline_core *c, double y0, dou
 			xa, top, xa, bot);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#a01010\">%u: ", xa + 3,
 			top + 12 + 13.0 * (double)(i % 2), a->n);
-		text_xml(f, a->cause[0] ? a->cause : "diagnosing");
+		dpmu_an_xml_text(f, a->cause[0] ? a->cause : "diagnosing");
 		fputs("</text>\n", f);
 	}
 	if (c->have_base) {
@@ -125,7 +112,7 @@ int dpmu_an_write_timeline(FILE *f, const char *title, const struct dpmu_an_time
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		   "<text x=\"%.1f\" y=\"24\" font-size=\"16\" font-weight=\"bold\">",
 		W, h, W, h, ML);
-	text_xml(f, title);
+	dpmu_an_xml_text(f, title);
 	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"44\" font-size=\"12\" fill=\"#444\">CPI per interval "
 		   "(blue), the baseline and its band (green), anomalies and their causes (red)</text>\n",
 		ML);

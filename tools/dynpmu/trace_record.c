@@ -88,7 +88,8 @@ static void usage(FILE *out)
 		"  --buffer BYTES   the trace sink (circular; default %u)\n"
 		"  -e EVENTS        PMU events read while tracing (default: cycles,instructions\n"
 		"                   and the trigger's event)\n"
-		"  -I, --interval NS  simulated ns between readings (default %u)\n"
+		"  -I, --interval NS  simulated ns between readings (default %u, or less: half\n"
+		"                   the least time the window can take, so that it has two)\n"
 		"  --executed FILE  also write every instruction the trace unit was given,\n"
 		"                   'INDEX ADDRESS traced|-' per line (a check for decoders)\n"
 		"  --profile P      cluster profile (default %s)\n"
@@ -126,7 +127,7 @@ static int parse(int argc, char **argv, struct rec_opts *o)
 	memset(o, 0, sizeof *o);
 	o->output = "dynpmu.trace";
 	o->buffer = DEFAULT_BUFFER;
-	o->interval_ns = DEFAULT_INTERVAL_NS;
+	o->interval_ns = 0; /* the default: reading_interval */
 	optind = 1;
 	opterr = 0;
 	int c;
@@ -248,16 +249,21 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 	if (!st.open)
 		return 0;
 	struct dpmu_tracedir *t = x->t;
-	/* readings the sink no longer holds the timestamps of are dropped as
-	 * it wraps, so that a long run keeps what it needs */
-	size_t keep = 0;
-	uint64_t oldest = x->sink->written - dpmu_etm_sink_fill(x->sink);
-	while (keep < t->nsnap && x->snap_at[keep] < oldest)
-		keep++;
-	if (keep) {
-		memmove(t->snap, t->snap + keep, (t->nsnap - keep) * sizeof *t->snap);
-		memmove(x->snap_at, x->snap_at + keep, (t->nsnap - keep) * sizeof *x->snap_at);
-		t->nsnap -= keep;
+	if (t->nsnap == x->snapcap) {
+		/* readings the sink no longer holds the timestamps of are dropped
+		 * as it wraps, so that a long run keeps what it needs; only when
+		 * the array is full, and in bulk, so that a window open all run
+		 * does not move every reading at every interval */
+		size_t keep = 0;
+		uint64_t oldest = x->sink->written - dpmu_etm_sink_fill(x->sink);
+		while (keep < t->nsnap && x->snap_at[keep] < oldest)
+			keep++;
+		bool grow = keep < t->nsnap / 2 && x->snapcap < DPMU_TRACEDIR_MAX_SNAPSHOTS;
+		if (keep && !grow) {
+			memmove(t->snap, t->snap + keep, (t->nsnap - keep) * sizeof *t->snap);
+			memmove(x->snap_at, x->snap_at + keep, (t->nsnap - keep) * sizeof *x->snap_at);
+			t->nsnap -= keep;
+		}
 	}
 	if (t->nsnap == x->snapcap) {
 		size_t cap = x->snapcap ? 2 * x->snapcap : 64;
@@ -289,6 +295,22 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 		sn->value[sn->n++] = dpmu_mon_scaled(&c);
 	}
 	return 0;
+}
+
+/* The readings' default interval: DEFAULT_INTERVAL_NS, or for a --window
+ * shorter than that half the least time the window can take (its
+ * instructions at the core's stall-free CPI and clock), so that a short
+ * window holds at least two readings whatever the program's IPC; at least
+ * --interval's least, 100 ns. */
+static uint64_t reading_interval(const struct rec_opts *o, const struct dpmu_core_type *type)
+{
+	if (o->interval_ns)
+		return o->interval_ns;
+	if (!o->window || !type->freq_hz)
+		return DEFAULT_INTERVAL_NS;
+	uint64_t least_ns = o->window * type->pipeline.base_cpi_milli * 1000000ull / type->freq_hz;
+	uint64_t half = least_ns / 2;
+	return half < 100 ? 100 : half < DEFAULT_INTERVAL_NS ? half : DEFAULT_INTERVAL_NS;
 }
 
 static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_input)
@@ -369,7 +391,7 @@ static int record(const struct rec_opts *o, struct dpmu_err *err, bool *bad_inpu
 		win.range_end = t.range_end;
 	}
 	dpmu_drv_etm_window_config(&win, &cfg);
-	struct dpmu_mon_options mo = { .interval_ns = o->interval_ns, .on_interval = on_interval,
+	struct dpmu_mon_options mo = { .interval_ns = reading_interval(o, type), .on_interval = on_interval,
 				       .ctx = &x };
 	struct dpmu_mon_session *s = NULL;
 	if ((rc = dpmu_mon_session_create_opts(b->drv, b->profile, &ev, 1ull << o->cpu, &mo, &s, err)))

@@ -254,6 +254,23 @@ struct dpmu_etm_encoder {
 
 void dpmu_etm_encoder_init(struct dpmu_etm_encoder *e, struct dpmu_etm_sink *sink,
 			   uint32_t trcconfigr, uint32_t trcsyncpr, uint32_t trcccctlr);
+/* The common case of dpmu_etm_encoder_insn, inline for the engine's block
+ * path: a direct branch while tracing, with no cycle count or sync to
+ * place and room before the sink's end, is one atom byte. Returns false,
+ * having written nothing, when the general path must run. */
+#define DPMU_ETM_HDR_ATOM_F1_N 0xF6u
+#define DPMU_ETM_HDR_ATOM_F1_E 0xF7u
+static inline bool dpmu_etm_encoder_atom(struct dpmu_etm_encoder *e, bool taken)
+{
+	struct dpmu_etm_sink *s = e->sink;
+	if (!e->on || e->sync_due || e->cci || s->wr + 1 >= s->size ||
+	    e->since_sync + 1 >= (1ull << e->sync_log2))
+		return false;
+	s->buf[s->wr++] = taken ? DPMU_ETM_HDR_ATOM_F1_E : DPMU_ETM_HDR_ATOM_F1_N;
+	s->written++;
+	e->since_sync++;
+	return true;
+}
 /* With CCI: the core's cycle count is now `cycles`. The P0 elements
  * written since the last count get a Cycle Count packet with the cycles
  * since then, once they reach TRCCCCTLR.THRESHOLD (fewer wait for the next

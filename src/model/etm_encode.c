@@ -42,8 +42,8 @@
 #define HDR_TRACE_ON 0x04u
 #define HDR_ADDR_CTXT_L_64IS0 0x85u
 #define HDR_ADDR_L_64IS0 0x9Du
-#define HDR_ATOM_F1_N 0xF6u
-#define HDR_ATOM_F1_E 0xF7u
+#define HDR_ATOM_F1_N DPMU_ETM_HDR_ATOM_F1_N
+#define HDR_ATOM_F1_E DPMU_ETM_HDR_ATOM_F1_E
 #define ASYNC_ZEROS 11
 
 int dpmu_etm_sink_init(struct dpmu_etm_sink *s, size_t size, struct dpmu_err *err)
@@ -261,16 +261,8 @@ void dpmu_etm_encoder_gap(struct dpmu_etm_encoder *e)
 void dpmu_etm_encoder_insn(struct dpmu_etm_encoder *e, const struct dpmu_etm_insn *in,
 			   uint64_t timestamp)
 {
-	if (e->on && in->branch == DPMU_ETM_DIRECT && !e->sync_due && !e->cci) {
-		/* the common case: one atom into a sink with room before its end */
-		struct dpmu_etm_sink *s = e->sink;
-		if (s->wr + 1 < s->size && e->since_sync + 1 < (1ull << e->sync_log2)) {
-			s->buf[s->wr++] = in->taken ? HDR_ATOM_F1_E : HDR_ATOM_F1_N;
-			s->written++;
-			e->since_sync++;
-			return;
-		}
-	}
+	if (in->branch == DPMU_ETM_DIRECT && dpmu_etm_encoder_atom(e, in->taken))
+		return;
 	if (!e->on) {
 		/* The first trace after reset gets the sync it needs; a later
 		 * start after a gap says so with Trace On. */

@@ -469,15 +469,12 @@ void dpmu_model_etm_insns(struct dpmu_model *m, unsigned core, const struct dpmu
 	}
 }
 
-bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc,
-			  const struct dpmu_etm_insn *last, size_t n)
+/* dpmu_model_etm_block past its common case. Out of line, so that the
+ * common case keeps no frame. */
+static __attribute__((noinline)) bool block_general(struct dpmu_core *c, uint64_t first_pc,
+						    const struct dpmu_etm_insn *last, size_t n)
 {
-	if (!m || core >= m->ncores || n == 0)
-		return false;
-	struct dpmu_core *c = &m->cores[core];
 	struct dpmu_etm_run *r = &c->etm_run;
-	if (!r->active)
-		return true;
 	/* every instruction's address matters, or a counter reaches zero
 	 * inside the block: instruction by instruction */
 	if ((r->per_insn & PER_INSN_ADDR) || r->seen || instret_room(c) < n)
@@ -504,6 +501,39 @@ bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc
 	if (r->instret_cnt)
 		inputs(c, r->instret_sel, n);
 	return true;
+}
+
+bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc,
+			  const struct dpmu_etm_insn *last, size_t n)
+{
+	if (!m || core >= m->ncores || n == 0)
+		return false;
+	struct dpmu_core *c = &m->cores[core];
+	struct dpmu_etm_run *r = &c->etm_run;
+	if (!r->active)
+		return true;
+	/* the common cases, as block_general has them: nothing per
+	 * instruction and no cycle counting; then an untraced block after
+	 * another changes nothing but the count, and a traced one ending in a
+	 * direct branch while tracing is its atom, which writes no packet that
+	 * needs the core's state (run_begins) */
+	if (!(r->per_insn | r->instret_cnt) && !r->seen && !r->enc.cci) {
+		bool view = r->mid_block || (r->event_on && el_traced(c));
+		if (!view && !r->open) {
+			r->seen_n += n;
+			return true;
+		}
+		if (view && last->branch == DPMU_ETM_DIRECT &&
+		    dpmu_etm_encoder_atom(&r->enc, last->taken)) {
+			r->last = r->seen_n + n - 1;
+			r->traced += n;
+			r->seen_n += n;
+			r->mid_block = false;
+			r->next_pc = last->next;
+			return true;
+		}
+	}
+	return block_general(c, first_pc, last, n);
 }
 
 void dpmu_model_etm_context(struct dpmu_model *m, unsigned core, uint32_t context_id)

@@ -69,6 +69,23 @@ static void etm_insn(const struct dpmu_insn *x, bool block_last, uint64_t next_p
 	}
 }
 
+/* Instruction by instruction, in chunks. Out of line, so that the block
+ * path above keeps no frame for the chunk's buffer. */
+static __attribute__((noinline)) void trace_insns(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						  const struct dpmu_insn *in, size_t n, bool block,
+						  uint64_t next_pc)
+{
+	enum { CHUNK = 64 };
+	struct dpmu_etm_insn buf[CHUNK];
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < CHUNK ? n - done : CHUNK;
+		for (size_t i = 0; i < k; i++)
+			etm_insn(&in[done + i], block && done + i + 1 == n, next_pc, &buf[i]);
+		dpmu_model_etm_insns(u->model, c->id, buf, k);
+		done += k;
+	}
+}
+
 void dpmu_uarch_trace_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn *in,
 			  size_t n, bool block, uint64_t next_pc)
 {
@@ -82,13 +99,5 @@ void dpmu_uarch_trace_run(struct dpmu_uarch *u, struct dpmu_ucore *c, const stru
 		if (dpmu_model_etm_block(u->model, c->id, in[0].pc, &last, n))
 			return;
 	}
-	enum { CHUNK = 64 };
-	struct dpmu_etm_insn buf[CHUNK];
-	for (size_t done = 0; done < n;) {
-		size_t k = n - done < CHUNK ? n - done : CHUNK;
-		for (size_t i = 0; i < k; i++)
-			etm_insn(&in[done + i], block && done + i + 1 == n, next_pc, &buf[i]);
-		dpmu_model_etm_insns(u->model, c->id, buf, k);
-		done += k;
-	}
+	trace_insns(u, c, in, n, block, next_pc);
 }

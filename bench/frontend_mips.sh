@@ -35,7 +35,7 @@ while [ "$(stat -c %s "$T/in")" -lt $((MB * 1048576)) ]; do
 	i=$((i + 1))
 done
 head -c $((MB * 1048576)) "$T/in" >"$T/input"
-now() { date +%s.%N; }
+. "$SRC/lib.sh"
 el() { echo "$2 - $1" | bc -l; }
 mips() { echo "$1 / $2 / 1000000" | bc -l | xargs printf '%.1f'; }
 row() { # workload runner insns seconds

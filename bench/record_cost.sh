@@ -15,18 +15,7 @@ trap 'rm -rf "$T"' EXIT
 aarch64-linux-gnu-gcc -O2 -static "$SRC/frontend_compress.c" -o "$T/lz"
 find "$SRC/../src" -name '*.c' | sort | xargs cat | head -c 1048576 >"$T/input"
 W=$B/workloads
-now() { date +%s.%N; }
-# best wall time of: CMD... (stdin from $T/input)
-best() {
-	b=
-	for _ in $(seq "$RUNS"); do
-		t0=$(now)
-		"$@" <"$T/input" >/dev/null 2>&1
-		t=$(echo "$(now) - $t0" | bc -l)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
-	done
-	echo "$b"
-}
+. "$SRC/lib.sh"
 for p in "$T/lz" "$W/matmul naive 128" "$W/branches branchy 200000 4" "$W/traversal aos 32768 4"; do
 	set -- $p
 	s=$(best "$B/dynpmu" stat -o /dev/null -- "$@")

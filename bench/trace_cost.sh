@@ -22,18 +22,7 @@ while [ "$(stat -c %s "$T/input")" -lt $((MB * 1048576)) ]; do
 	find "$SRC/../src" -name '*.c' | sort | xargs cat | sed "s/^/$i /" >>"$T/input"
 	i=$((i + 1))
 done
-now() { date +%s.%N; }
-# best wall time of: CMD... (stdin from $T/input)
-best() {
-	b=
-	for _ in $(seq "$RUNS"); do
-		t0=$(now)
-		"$@" <"$T/input" >/dev/null 2>&1
-		t=$(echo "$(now) - $t0" | bc -l)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
-	done
-	echo "$b"
-}
+. "$SRC/lib.sh"
 row() { # program runner insns seconds traced
 	printf '{"bench":"trace_cost","program":"%s","runner":"%s","insns":%s,"seconds":%.3f,"mips":%.1f,"traced":%s}\n' \
 		"$1" "$2" "$3" "$4" "$(echo "$3 / $4 / 1000000" | bc -l)" "$5"

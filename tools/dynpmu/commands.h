@@ -40,4 +40,8 @@ int dpmu_cmd_monitor(int argc, char **argv);    /* monitor.c */
 int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profile **p,
 			 struct dpmu_model **m);
 
+/* Say on stderr how the measured program ended (status as wait(2) gives
+ * it), when not with exit status 0 (util.c). */
+void dpmu_tool_program_status(const char *cmd, int status);
+
 #endif

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -336,12 +335,8 @@ static int record(const struct record_opts *o, struct dpmu_err *err, bool *bad_i
 			(double)end / 1e6);
 	int status = dpmu_qemu_wait_status(b);
 	dpmu_backend_destroy(b);
-	if (!rc && WIFEXITED(status) && WEXITSTATUS(status))
-		fprintf(stderr, "dynpmu record: the program exited with status %d\n",
-			WEXITSTATUS(status));
-	else if (!rc && WIFSIGNALED(status))
-		fprintf(stderr, "dynpmu record: the program was killed by signal %d\n",
-			WTERMSIG(status));
+	if (!rc)
+		dpmu_tool_program_status("record", status);
 	return rc;
 }
 

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "commands.h"
 #include "dynpmu/analysis.h"
@@ -476,9 +475,8 @@ out_sink:
 out:
 	if (b && !*bad_input) {
 		int status = dpmu_qemu_wait_status(b);
-		if (!rc && WIFEXITED(status) && WEXITSTATUS(status))
-			fprintf(stderr, "dynpmu trace record: the program exited with status %d\n",
-				WEXITSTATUS(status));
+		if (!rc)
+			dpmu_tool_program_status("trace record", status);
 	}
 	dpmu_backend_destroy(b);
 	dpmu_tracedir_free(&t);

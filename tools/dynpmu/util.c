@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "commands.h"
 
@@ -25,3 +26,13 @@ int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profi
 	return 0;
 }
 
+
+void dpmu_tool_program_status(const char *cmd, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "dynpmu %s: the program exited with status %d\n", cmd,
+			WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		fprintf(stderr, "dynpmu %s: the program was killed by signal %d\n", cmd,
+			WTERMSIG(status));
+}

@@ -24,7 +24,9 @@ bool dpmu_an_not_counted(const struct dpmu_an_count *c);
  * it. */
 uint64_t dpmu_an_round_estimate(const struct dpmu_an_count *c);
 
-/* svg.c: XML text with the entities escaped (timeline.c too). */
+/* svg.c: XML text with the entities escaped (timeline.c and flame.c too). */
 void dpmu_an_xml_text(FILE *f, const char *s);
+/* The same for at most the first n bytes of s. */
+void dpmu_an_xml_textn(FILE *f, const char *s, size_t n);
 
 #endif

@@ -17,21 +17,6 @@
 #define TOP 34.0
 #define MAX_DEPTH 260u
 
-static void xml_text(FILE *out, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && s[i]; i++) {
-		switch (s[i]) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			/* control bytes are not XML characters */
-			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], out);
-		}
-	}
-}
-
 /* A warm colour from the name, so a function keeps its colour. */
 static void colour(const char *name, unsigned *r, unsigned *g, unsigned *b)
 {
@@ -59,7 +44,7 @@ static void emit(FILE *out, const char *name, unsigned depth, uint64_t start, ui
 	unsigned r, g, b;
 	colour(name, &r, &g, &b);
 	fprintf(out, "<g><title>");
-	xml_text(out, name, strlen(name));
+	dpmu_an_xml_text(out, name);
 	char tb[32];
 	fprintf(out, " (%s events, %.2f%%)</title>", dpmu_an_thousands(end - start, tb, sizeof tb),
 		100.0 * (double)(end - start) / (double)total);
@@ -72,9 +57,9 @@ static void emit(FILE *out, const char *name, unsigned depth, uint64_t start, ui
 		size_t n = strlen(name);
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + ROW - 4);
 		if (n <= fit) {
-			xml_text(out, name, n);
+			dpmu_an_xml_textn(out, name, n);
 		} else {
-			xml_text(out, name, fit - 2);
+			dpmu_an_xml_textn(out, name, fit - 2);
 			fputs("..", out);
 		}
 		fputs("</text>", out);
@@ -118,7 +103,7 @@ int dpmu_an_profile_flame(FILE *out, const struct dpmu_perf_file *f, struct dpmu
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
 		"<text x=\"%.0f\" y=\"22\" text-anchor=\"middle\" style=\"font-size:16px\">",
 		WIDTH, height, WIDTH, height, WIDTH / 2);
-	xml_text(out, title, strlen(title));
+	dpmu_an_xml_text(out, title);
 	char tb[32];
 	fprintf(out, " (%s: %s events)</text>\n", f->desc.ev[event].name,
 		dpmu_an_thousands(total, tb, sizeof tb));

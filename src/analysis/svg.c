@@ -27,10 +27,10 @@ static const char *const palette[] = {
 
 /* XML 1.0 text: the five entities escaped, control characters as spaces
  * (svg.c's charts and the monitor's timeline). */
-void dpmu_an_xml_text(FILE *f, const char *s)
+void dpmu_an_xml_textn(FILE *f, const char *s, size_t n)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	for (size_t i = 0; i < n && s[i]; i++) {
+		switch (s[i]) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
@@ -38,9 +38,14 @@ void dpmu_an_xml_text(FILE *f, const char *s)
 		case '\'': fputs("&apos;", f); break;
 		default:
 			/* control characters are not allowed in XML 1.0 */
-			fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+			fputc((unsigned char)s[i] < 0x20 ? ' ' : s[i], f);
 		}
 	}
+}
+
+void dpmu_an_xml_text(FILE *f, const char *s)
+{
+	dpmu_an_xml_textn(f, s, SIZE_MAX);
 }
 
 /* A tick label: 3 significant figures with an SI prefix. */

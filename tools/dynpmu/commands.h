@@ -40,4 +40,8 @@ int dpmu_cmd_monitor(int argc, char **argv);    /* monitor.c */
 int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profile **p,
 			 struct dpmu_model **m);
 
+/* On an aarch64 Linux host with a core PMU in sysfs, a note on stderr that
+ * --backend perf counts on the hardware (util.c). */
+void dpmu_tool_perf_hint(const char *cmd);
+
 #endif

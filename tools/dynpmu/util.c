@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "dynpmu/perf.h"
 
 int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profile **p,
 			 struct dpmu_model **m)
@@ -25,3 +26,15 @@ int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profi
 	return 0;
 }
 
+
+void dpmu_tool_perf_hint(const char *cmd)
+{
+#if defined(__aarch64__) && defined(__linux__)
+	if (dpmu_perf_available())
+		fprintf(stderr, "dynpmu %s: note: this machine's Arm PMUs are reachable through Linux "
+				"perf_event: --backend perf counts on them (docs/hardware.md)\n",
+			cmd);
+#else
+	(void)cmd;
+#endif
+}

@@ -130,7 +130,9 @@ static int open_error(struct perf_be *p, int e, const struct dpmu_mon_event *ev,
 	case EACCES:
 	case EPERM: {
 		int par = paranoid();
-		return dpmu_err_set(err, DPMU_ENOTSUP,
+		/* not DPMU_ENOTSUP: that is a PMU's <not supported>, and this
+		 * must stop the run with its reason */
+		return dpmu_err_set(err, DPMU_ESTATE,
 				    "%s on %s: perf_event_open: %s; kernel.perf_event_paranoid is %d "
 				    "(2: user-space counting of your own tasks only; 1: also the "
 				    "kernel; 0: also -a and the DSU; -1: everything): as root, "
@@ -141,6 +143,11 @@ static int open_error(struct perf_be *p, int e, const struct dpmu_mon_event *ev,
 	}
 	case ESRCH:
 		return dpmu_err_set(err, DPMU_ENOENT, "-p %d: no such process", (int)p->pid);
+	case ENOSYS:
+		return dpmu_err_set(err, DPMU_EIO,
+				    "%s: perf_event_open is not implemented here (a kernel without "
+				    "CONFIG_PERF_EVENTS, or an emulator such as qemu-user)",
+				    ev->name);
 	case EMFILE:
 	case ENFILE:
 		return dpmu_err_set(err, DPMU_EBUSY,

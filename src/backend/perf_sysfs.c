@@ -131,8 +131,8 @@ static int read_aliases(const char *dir, struct dpmu_perf_pmu *pmu)
 		    strlen(e->d_name) >= DPMU_NAME_MAX)
 			continue;
 		char path[1024], text[128];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (read_line(path, text, sizeof text))
+		int w = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (w < 0 || (size_t)w >= sizeof path || read_line(path, text, sizeof text))
 			continue;
 		const char *ev = strstr(text, "event=");
 		if (!ev)

@@ -175,6 +175,9 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
+#ifdef DPMU_PERF_ONLY
+	o->perf = true; /* the only backend in this build */
+#endif
 	optind = 1;
 	opterr = 0;
 	int c;

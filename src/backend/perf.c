@@ -64,6 +64,7 @@ struct perf_be {
 	int status;
 	bool exited;
 	uint64_t t0;
+	uint64_t t_end;            /* when the run ended (0: not yet) */
 	int fd[DPMU_MON_MAX_EVENTS][PERF_UNITS][PERF_MAX_THREADS];
 	/* each opened event's target and group, for reads and leaders */
 	enum dpmu_mon_target target[DPMU_MON_MAX_EVENTS];
@@ -315,9 +316,13 @@ static int be_read(void *ctx, unsigned i, unsigned unit, uint64_t *value, uint64
 
 /* ---- running ------------------------------------------------------------------ */
 
+/* Wall-clock time since the backend was made; after the run, its end:
+ * the monitor's stop then reads at the time of the run's last tick, so
+ * that -I gets no empty interval after the program ended. */
 static uint64_t be_time_ns(struct dpmu_backend *b)
 {
-	return mono_ns() - be_of(b)->t0;
+	const struct perf_be *p = be_of(b);
+	return p->t_end ? p->t_end : mono_ns() - p->t0;
 }
 
 /* The program's exec: release it and learn whether exec worked (the
@@ -394,8 +399,9 @@ static int be_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t peri
 				kill(p->child, sig);
 		}
 	}
+	p->t_end = be_time_ns(b);
 	if (!rc)
-		rc = tick(ctx, be_time_ns(b), err);
+		rc = tick(ctx, p->t_end, err);
 	/* drop what arrived while blocked, then the caller's mask */
 	struct timespec zero = {0, 0};
 	sigset_t chld;

@@ -133,14 +133,17 @@ static int open_error(struct perf_be *p, int e, const struct dpmu_mon_event *ev,
 		int par = paranoid();
 		/* not DPMU_ENOTSUP: that is a PMU's <not supported>, and this
 		 * must stop the run with its reason */
+		bool cpu_wide = p->system_wide || ev->target == DPMU_MON_CLUSTER;
 		return dpmu_err_set(err, DPMU_ESTATE,
 				    "%s on %s: perf_event_open: %s; kernel.perf_event_paranoid is %d "
 				    "(2: user-space counting of your own tasks only; 1: also the "
-				    "kernel; 0: also -a and the DSU; -1: everything): as root, "
-				    "sysctl -w kernel.perf_event_paranoid=%d, or count with :u%s",
+				    "kernel; 0: also -a and the DSU; -1: everything): %s",
 				    ev->name, pmu, strerror(e), par,
-				    p->system_wide || ev->target == DPMU_MON_CLUSTER ? 0 : 1,
-				    p->system_wide ? " without -a" : "");
+				    cpu_wide ? "as root, sysctl -w kernel.perf_event_paranoid=0 (-a "
+					       "and DSU events count for every task), or give the user "
+					       "CAP_PERFMON"
+					     : "as root, sysctl -w kernel.perf_event_paranoid=1, or count "
+					       "user space only (:u)");
 	}
 	case ESRCH:
 		return dpmu_err_set(err, DPMU_ENOENT, "-p %d: no such process", (int)p->pid);
@@ -325,22 +328,34 @@ static uint64_t be_time_ns(struct dpmu_backend *b)
 	return p->t_end ? p->t_end : mono_ns() - p->t0;
 }
 
-/* The program's exec: release it and learn whether exec worked (the
- * error pipe closes on exec, or carries exec's errno). */
+/* Release the held program to its exec. dynpmu then sleeps until it
+ * ends: under QEMU with -icount one vCPU's instruction counter counts
+ * every vCPU's instructions (icount is global), so dynpmu running beside
+ * the program's start would add to its count (docs/hardware.md). */
 static int release_child(struct perf_be *p, struct dpmu_err *err)
 {
 	char go = 1;
 	ssize_t w = write(p->go_fd, &go, 1);
 	close(p->go_fd);
 	p->go_fd = -1;
+	if (w != 1)
+		return dpmu_err_set(err, DPMU_EIO, "cannot run %s: %s", p->b.workload,
+				    strerror(errno));
+	return 0;
+}
+
+/* After the program ended: whether its exec failed (the error pipe closed
+ * at a successful exec, or carries exec's errno). */
+static int exec_result(struct perf_be *p, struct dpmu_err *err)
+{
+	if (p->exec_err_fd < 0)
+		return 0;
 	int e = 0;
-	ssize_t n = w == 1 ? read(p->exec_err_fd, &e, sizeof e) : -1;
+	ssize_t n = read(p->exec_err_fd, &e, sizeof e);
 	close(p->exec_err_fd);
 	p->exec_err_fd = -1;
-	if (n == 0)
+	if (n <= 0)
 		return 0;
-	waitpid(p->child, &p->status, 0);
-	p->exited = true;
 	return dpmu_err_set(err, DPMU_ENOENT, "cannot run %s: %s", p->b.workload,
 			    n == (ssize_t)sizeof e ? strerror(e) : "it did not start");
 }
@@ -400,6 +415,8 @@ static int be_run_timed(struct dpmu_backend *b, uint64_t interval, uint64_t peri
 		}
 	}
 	p->t_end = be_time_ns(b);
+	if (!rc && p->exited)
+		rc = exec_result(p, err);
 	if (!rc)
 		rc = tick(ctx, p->t_end, err);
 	/* drop what arrived while blocked, then the caller's mask */

@@ -251,6 +251,19 @@ static int be_open(void *ctx, const struct dpmu_mon_event *ev, unsigned i, unsig
 				group_fd = p->fd[j][key][t];
 		pid_t pid = per_task ? p->tids[t] : -1;
 		int fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+		/* perf's fallback: an event given without modifiers, refused at
+		 * perf_event_paranoid >= 2 for counting the kernel, counts user
+		 * space only, and a note says so */
+		if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel &&
+		    ev->target != DPMU_MON_CLUSTER && !p->system_wide && !strchr(ev->name, ':') &&
+		    paranoid() >= 2) {
+			a.exclude_kernel = a.exclude_hv = 1;
+			fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, group_fd,
+					  PERF_FLAG_FD_CLOEXEC);
+			if (fd >= 0)
+				note(p, "%s counts user space only: kernel.perf_event_paranoid is %d "
+					"(as perf stat falls back)", ev->name, paranoid());
+		}
 		if (fd < 0) {
 			int e = errno;
 			if (e == ENOENT || e == EOPNOTSUPP || (e == ENODEV && per_task)) {

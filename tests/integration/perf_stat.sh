@@ -128,5 +128,11 @@ if [ "$(id -u)" -eq 0 ] && [ "$par" -ge 2 ] && command -v setpriv >/dev/null; th
 	[ "$rc" -ne 0 ] || fail "task-clock:k as nobody with paranoid $par: exit 0"
 	has err "kernel.perf_event_paranoid is $par"
 	has err "sysctl -w kernel.perf_event_paranoid=1"
+	# without modifiers perf's fallback: user space only, and a note
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$DYNPMU" stat --backend perf -e task-clock -- true >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "task-clock as nobody with paranoid $par: exit $rc: $(cat "$tmp/err")"
+	has err "task-clock counts user space only: kernel.perf_event_paranoid is $par"
 fi
 finish

@@ -59,9 +59,11 @@ test-aarch64:
 # (tests/vm) runs it inside the guest.
 perf-aarch64:
 	@scripts/deps.sh perf-aarch64
+	@scripts/arm64-jansson.sh build-perf-aarch64/arm64-deps
 	$(CMAKE) -S . -B build-perf-aarch64 -DCMAKE_BUILD_TYPE=Release \
 		-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DDPMU_PERF_ONLY=ON \
-		-DDPMU_STATIC=ON -DDPMU_TESTS=OFF >/dev/null
+		-DDPMU_STATIC=ON -DDPMU_TESTS=OFF \
+		-DDPMU_DEPS_ROOT=$(CURDIR)/build-perf-aarch64/arm64-deps >/dev/null
 	$(CMAKE) --build build-perf-aarch64 -j$(JOBS) --target dynpmu
 
 bench: build

@@ -2,14 +2,20 @@
 # "Building for a board"): arch, model, uarch, driver, monitor, the perf and
 # regio-model backends, the analysis writers, and the stat, list and
 # profiles commands. jansson is the one library; a cross build takes the
-# target's static libjansson.a (Debian: libjansson-dev:arm64).
-find_library(DPMU_JANSSON_LIB NAMES libjansson.a jansson
-  HINTS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} /usr/lib/${CMAKE_SYSTEM_PROCESSOR}-linux-gnu
+# target's static libjansson.a: DPMU_DEPS_ROOT is where
+# scripts/arm64-jansson.sh unpacked Debian's libjansson-dev:arm64.
+set(DPMU_DEPS_ROOT "" CACHE PATH "unpacked target packages (libjansson-dev:arm64)")
+set(jhints /usr/lib/${CMAKE_SYSTEM_PROCESSOR}-linux-gnu)
+if(DPMU_DEPS_ROOT)
+  set(jhints ${DPMU_DEPS_ROOT}/usr/lib/${CMAKE_SYSTEM_PROCESSOR}-linux-gnu)
+endif()
+find_library(DPMU_JANSSON_LIB NAMES libjansson.a jansson HINTS ${jhints} NO_CMAKE_FIND_ROOT_PATH
   REQUIRED)
 # jansson's two headers are architecture-independent (Debian ships them
 # Multi-Arch: same in /usr/include); copy them rather than put the host's
 # /usr/include on a cross compiler's path.
-find_file(DPMU_JANSSON_H jansson.h HINTS /usr/include REQUIRED)
+find_file(DPMU_JANSSON_H jansson.h HINTS ${DPMU_DEPS_ROOT}/usr/include /usr/include
+  NO_CMAKE_FIND_ROOT_PATH REQUIRED)
 get_filename_component(jdir ${DPMU_JANSSON_H} DIRECTORY)
 file(COPY ${jdir}/jansson.h ${jdir}/jansson_config.h DESTINATION ${CMAKE_BINARY_DIR}/jansson-include)
 add_library(dpmu_jansson INTERFACE)

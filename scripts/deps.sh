@@ -5,10 +5,12 @@ set -eu
 want="$1"
 pkgs="cmake make gcc pkg-config libjansson-dev libcapstone-dev libdw-dev libopencsd-dev libmicrohttpd-dev"
 case "$want" in
-  test) pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev spin qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross libxml2-utils jq procps linux-perf prometheus curl libjansson-dev:arm64" ;;
-  # the static perf-only dynpmu for arm64 (make perf-aarch64): the target's
-  # libjansson.a, from Debian's arm64 architecture
-  perf-aarch64) pkgs="cmake make pkg-config gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev libjansson-dev:arm64" ;;
+  test) pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev spin qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross libxml2-utils jq procps linux-perf prometheus curl" ;;
+  # the static perf-only dynpmu for arm64 (make perf-aarch64); the target's
+  # libjansson.a comes from scripts/arm64-jansson.sh, not from installing
+  # an :arm64 package (that would bring libc6:arm64 into /lib/aarch64-linux-gnu,
+  # where qemu-aarch64 -L then finds it for the cross sysroot's programs)
+  perf-aarch64) pkgs="cmake make pkg-config gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev" ;;
   demo) pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
   build) ;;
   *) echo "deps.sh: unknown target '$want' (build, test, demo or perf-aarch64)" >&2; exit 2 ;;
@@ -20,18 +22,11 @@ done
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then
   echo "dynpmu: installing$missing" >&2
-  # an :arm64 package needs Debian's arm64 architecture
-  case "$missing" in
-    *:arm64*) dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64 ;;
-  esac
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >&2
   apt-get install -y -qq --no-install-recommends $missing >&2
 else
   echo "dynpmu: missing Debian packages:$missing" >&2
-  case "$missing" in
-    *:arm64*) echo "run: sudo dpkg --add-architecture arm64 && sudo apt-get update" >&2 ;;
-  esac
   echo "run: sudo apt-get install -y$missing" >&2
   exit 1
 fi

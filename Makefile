@@ -4,7 +4,7 @@
 JOBS ?= 2
 CMAKE ?= cmake
 
-.PHONY: all build demo test test-main test-clang test-tsan test-aarch64 bench clean
+.PHONY: all build demo test test-main test-clang test-tsan test-aarch64 perf-aarch64 bench clean
 
 all: build
 
@@ -51,9 +51,23 @@ test-aarch64:
 		-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DDPMU_ONLY_COLLECT=ON >/dev/null
 	$(CMAKE) --build build-aarch64 -j$(JOBS)
 	cd build-aarch64 && ctest --output-on-failure
+	$(MAKE) --no-print-directory perf-aarch64
+	cd build-perf-aarch64 && ctest --output-on-failure -L perf
+
+# dynpmu for real arm64 Linux: the perf backend only, linked statically
+# (build-perf-aarch64/dynpmu; docs/hardware.md). The arm64 kernel test
+# (tests/vm) runs it inside the guest.
+perf-aarch64:
+	@scripts/deps.sh perf-aarch64
+	@scripts/arm64-jansson.sh build-perf-aarch64/arm64-deps
+	$(CMAKE) -S . -B build-perf-aarch64 -DCMAKE_BUILD_TYPE=Release \
+		-DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DDPMU_PERF_ONLY=ON \
+		-DDPMU_STATIC=ON -DDPMU_TESTS=OFF \
+		-DDPMU_DEPS_ROOT=$(CURDIR)/build-perf-aarch64/arm64-deps >/dev/null
+	$(CMAKE) --build build-perf-aarch64 -j$(JOBS) --target dynpmu
 
 bench: build
 	@for b in build/bench/bench_*; do [ -x "$$b" ] && "$$b"; done
 
 clean:
-	rm -rf build build-test build-clang build-tsan build-aarch64
+	rm -rf build build-test build-clang build-tsan build-aarch64 build-perf-aarch64

@@ -6,9 +6,14 @@ want="$1"
 pkgs="cmake make gcc pkg-config libjansson-dev libcapstone-dev libdw-dev libopencsd-dev libmicrohttpd-dev"
 case "$want" in
   test) pkgs="$pkgs clang libclang-rt-14-dev libcmocka-dev spin qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross libxml2-utils jq procps linux-perf prometheus curl" ;;
+  # the static perf-only dynpmu for arm64 (make perf-aarch64); the target's
+  # libjansson.a comes from scripts/arm64-jansson.sh, not from installing
+  # an :arm64 package (that would bring libc6:arm64 into /lib/aarch64-linux-gnu,
+  # where qemu-aarch64 -L then finds it for the cross sysroot's programs)
+  perf-aarch64) pkgs="cmake make pkg-config gcc-aarch64-linux-gnu libc6-dev-arm64-cross libjansson-dev" ;;
   demo) pkgs="$pkgs qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
   build) ;;
-  *) echo "deps.sh: unknown target '$want' (build, test or demo)" >&2; exit 2 ;;
+  *) echo "deps.sh: unknown target '$want' (build, test, demo or perf-aarch64)" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do

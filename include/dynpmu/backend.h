@@ -64,9 +64,15 @@ struct dpmu_backend_ops {
 		     struct dpmu_err *err);
 };
 
+struct dpmu_mon_counting;
+
 struct dpmu_backend {
 	const struct dpmu_backend_ops *ops;
-	struct dpmu_drv *drv;               /* owned by the backend */
+	struct dpmu_drv *drv;               /* owned by the backend; NULL with counting */
+	/* Set by a backend whose counters the kernel schedules (perf): the
+	 * monitor opens and reads events through it instead of programming
+	 * counters through drv (include/dynpmu/monitor.h). Owned by the backend. */
+	const struct dpmu_mon_counting *counting;
 	const struct dpmu_profile *profile; /* owned by the backend */
 	uint64_t cores;                     /* bit n: the workload runs on core n */
 	char workload[256];                 /* what runs, for reports ("FILE") */

@@ -36,7 +36,28 @@ enum dpmu_mon_target {
 	DPMU_MON_CORE = 0,     /* the core PMU of each measured core */
 	DPMU_MON_CLUSTER = 1,  /* the DSU cluster PMU of each measured cluster */
 	DPMU_MON_AMU = 2,      /* the Activity Monitors of each measured core */
+	DPMU_MON_SOFTWARE = 3, /* a Linux software event of each measured core
+	                        * (task-clock, page-faults): the perf backend only */
 };
+
+/* Linux's software events, as perf spells them (perf list "Software
+ * event"). The monitor only names them; the perf backend maps each to its
+ * PERF_COUNT_SW_* number (<linux/perf_event.h>). An event's code is its
+ * enum value. */
+enum dpmu_mon_sw {
+	DPMU_MON_SW_CPU_CLOCK = 0,
+	DPMU_MON_SW_TASK_CLOCK,
+	DPMU_MON_SW_PAGE_FAULTS,
+	DPMU_MON_SW_CONTEXT_SWITCHES,
+	DPMU_MON_SW_CPU_MIGRATIONS,
+	DPMU_MON_SW_MINOR_FAULTS,
+	DPMU_MON_SW_MAJOR_FAULTS,
+	DPMU_MON_SW_ALIGNMENT_FAULTS,
+	DPMU_MON_SW_EMULATION_FAULTS,
+	DPMU_MON_SW_COUNT
+};
+/* perf's name of software event `sw` ("task-clock"), NULL out of range. */
+const char *dpmu_mon_sw_name(unsigned sw);
 
 /* One requested event, resolved per core type and per cluster (a name may
  * have different codes, or none, in the A75 and A55 catalogs). */
@@ -69,7 +90,10 @@ struct dpmu_mon_events {
  *   NAME:u, :k, :h, :uk ...   count only at EL0 / EL1 / EL2 (PMEVTYPER
  *                 filter; core PMU only; default EL0 and EL1);
  *   {a,b,...}     a group: always on counters together; {a,b}:u applies
- *                 the modifier to each member.
+ *                 the modifier to each member;
+ *   task-clock, page-faults, context-switches, cpu-migrations, ... or
+ *   sw/NAME/      a Linux software event (DPMU_MON_SOFTWARE; counted only
+ *                 by the perf backend).
  * An unqualified name found in a cluster catalog goes on the cluster PMU
  * (L3D_CACHE, BUS_ACCESS); raw codes go on the core PMU. Names are looked
  * up in the catalogs of the core types of the cores in `cores` (bit n =
@@ -102,6 +126,10 @@ struct dpmu_mon_pmu {
 	uint64_t last[32];                   /* raw value at the previous read (per counter) */
 	uint64_t total[DPMU_MON_MAX_EVENTS]; /* widened count per event */
 	uint64_t running[DPMU_MON_MAX_EVENTS];/* ns on a counter */
+	/* kernel-scheduled counters (dpmu_mon_counting): perf's time_enabled
+	 * of each event, which is not the session's clock for a task's events */
+	uint64_t enabled[DPMU_MON_MAX_EVENTS];
+	uint64_t mark_enabled[DPMU_MON_MAX_EVENTS];
 	uint64_t since;                      /* when the current schedule went on */
 	uint32_t mask;                       /* PMCNTENSET bits in use now */
 	uint32_t wide;                       /* counters read as 64-bit pairs (even index) */
@@ -179,6 +207,51 @@ int dpmu_mon_session_create_opts(struct dpmu_drv *drv, const struct dpmu_profile
 				 const struct dpmu_mon_events *ev, uint64_t cores,
 				 const struct dpmu_mon_options *opt,
 				 struct dpmu_mon_session **out, struct dpmu_err *err);
+/* ---- kernel-scheduled counters (the perf backend) --------------------------
+ *
+ * On Linux perf_event the kernel owns the PMU registers: it puts events on
+ * counters, multiplexes them (rotating every perf_event_mux_interval_ms),
+ * widens them to 64 bits and keeps each event's time_enabled and
+ * time_running. A session over such a backend does not schedule, program
+ * or rotate counters; it opens each event on each unit through these
+ * operations and reads perf's three numbers, so the results, intervals and
+ * everything above them are the same as on the simulation.
+ */
+struct dpmu_mon_counting {
+	const char *name;     /* "perf", for messages */
+	void *ctx;
+	/* Open event i of the list (ev) on `unit`: a core for DPMU_MON_CORE
+	 * and DPMU_MON_SOFTWARE, a cluster for DPMU_MON_CLUSTER; `code` is its
+	 * number there (ev->code of the core's type, ev->cluster_code).
+	 * Events are opened in list order, unit by unit, so a group's first
+	 * member on a unit comes before the others (its leader). Returns 0,
+	 * DPMU_ENOTSUP when that unit cannot count it (the count shows
+	 * <not supported>), or an error that ends the session. */
+	int (*open)(void *ctx, const struct dpmu_mon_event *ev, unsigned i, unsigned unit,
+		    uint32_t code, bool long_counter, struct dpmu_err *err);
+	/* Start (on = true) or stop every opened event. */
+	int (*enable)(void *ctx, bool on, struct dpmu_err *err);
+	/* Event i on `unit` so far: the 64-bit count and perf's
+	 * time_enabled / time_running in ns. */
+	int (*read)(void *ctx, unsigned i, unsigned unit, uint64_t *value, uint64_t *enabled_ns,
+		    uint64_t *running_ns, struct dpmu_err *err);
+};
+
+/* A session whose counters the kernel schedules: `ev` opened through `c`
+ * on the core PMUs of `cores` and the cluster PMUs of their clusters (as
+ * the profile groups them). Options: long_counters (passed to open),
+ * interval_ns and on_interval; rotation and sampling are the kernel's and
+ * not available. `c` and `p` must outlive the session. */
+int dpmu_mon_session_create_counting(const struct dpmu_mon_counting *c,
+				     const struct dpmu_profile *p, const struct dpmu_mon_events *ev,
+				     uint64_t cores, const struct dpmu_mon_options *opt,
+				     struct dpmu_mon_session **out, struct dpmu_err *err);
+/* The session a backend asks for: counting when it has b->counting,
+ * counters programmed through b->drv otherwise. */
+int dpmu_mon_session_for_backend(struct dpmu_backend *b, const struct dpmu_mon_events *ev,
+				 const struct dpmu_mon_options *opt,
+				 struct dpmu_mon_session **out, struct dpmu_err *err);
+
 /* The same with default options. */
 int dpmu_mon_session_create(struct dpmu_drv *drv, const struct dpmu_profile *p,
 			    const struct dpmu_mon_events *ev, uint64_t cores,

@@ -177,7 +177,7 @@ const struct dpmu_event_catalog *dpmu_catalog_get(const char *name, struct dpmu_
 		struct dpmu_event_catalog *c = NULL;
 		if (!f)
 			dpmu_err_set(err, DPMU_ENOENT,
-				     "no event catalog '%s' (built-in: cortex-a75, cortex-a55, "
+				     "no event catalog '%s' (built-in: cortex-a75, cortex-a55, armv8-pmuv3, "
 				     "dsu, dsu-120, amu)", name);
 		else if (free_slot == DPMU_CATALOG_CACHE)
 			dpmu_err_set(err, DPMU_ENOMEM, "too many event catalogs (at most %d)",

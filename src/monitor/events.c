@@ -58,6 +58,46 @@ static const struct perf_alias perf_aliases[] = {
 	{"branch-load-misses", "BR_MIS_PRED", NULL},
 };
 
+/* Linux's software events (enum dpmu_mon_sw order), with perf's short
+ * aliases (faults, cs, migrations). */
+static const struct {
+	const char *name;
+	enum dpmu_mon_sw sw;
+} sw_events[] = {
+	{"cpu-clock", DPMU_MON_SW_CPU_CLOCK},
+	{"task-clock", DPMU_MON_SW_TASK_CLOCK},
+	{"page-faults", DPMU_MON_SW_PAGE_FAULTS},
+	{"context-switches", DPMU_MON_SW_CONTEXT_SWITCHES},
+	{"cpu-migrations", DPMU_MON_SW_CPU_MIGRATIONS},
+	{"minor-faults", DPMU_MON_SW_MINOR_FAULTS},
+	{"major-faults", DPMU_MON_SW_MAJOR_FAULTS},
+	{"alignment-faults", DPMU_MON_SW_ALIGNMENT_FAULTS},
+	{"emulation-faults", DPMU_MON_SW_EMULATION_FAULTS},
+	{"faults", DPMU_MON_SW_PAGE_FAULTS},
+	{"cs", DPMU_MON_SW_CONTEXT_SWITCHES},
+	{"migrations", DPMU_MON_SW_CPU_MIGRATIONS},
+};
+
+const char *dpmu_mon_sw_name(unsigned sw)
+{
+	return sw < DPMU_MON_SW_COUNT ? sw_events[sw].name : NULL;
+}
+
+/* A software event: its canonical name and number on every core type. */
+static bool resolve_sw(const struct catalogs *c, const char *name, struct dpmu_mon_event *ev)
+{
+	for (size_t i = 0; i < sizeof sw_events / sizeof sw_events[0]; i++) {
+		if (strcasecmp(sw_events[i].name, name) != 0)
+			continue;
+		ev->target = DPMU_MON_SOFTWARE;
+		for (unsigned t = 0; t < c->ntypes && t < DPMU_MAX_CORE_TYPES; t++)
+			ev->code[t] = (int32_t)sw_events[i].sw;
+		snprintf(ev->name, sizeof ev->name, "%s", sw_events[sw_events[i].sw].name);
+		return true;
+	}
+	return false;
+}
+
 /* perf's default events, in Arm's names; then each cluster catalog's L3
  * access and refill pair (seed 001 section 4.2 uses the DSU-120 pair). */
 static const char *const default_core_events[] = {
@@ -137,6 +177,7 @@ enum {
 	ON_CORE = 1u << 0,
 	ON_CLUSTER = 1u << 1,
 	ON_AMU = 1u << 2,
+	ON_SW = 1u << 3,
 };
 
 static int unknown_event(const struct catalogs *c, const char *name, unsigned on,
@@ -151,6 +192,14 @@ static int unknown_event(const struct catalogs *c, const char *name, unsigned on
 	if (on & ON_AMU)
 		suggest_in(c->amu, name, &best, &bestd);
 	bool alias = false;
+	for (size_t i = 0; (on & ON_SW) && i < sizeof sw_events / sizeof sw_events[0]; i++) {
+		size_t d = dpmu_name_distance(name, sw_events[i].name);
+		if (d < bestd) {
+			bestd = d;
+			best = sw_events[i].name;
+			alias = true;
+		}
+	}
 	for (size_t i = 0; (on & ON_CORE) && i < sizeof perf_aliases / sizeof perf_aliases[0];
 	     i++) {
 		size_t d = dpmu_name_distance(name, perf_aliases[i].name);
@@ -294,7 +343,7 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 		   struct dpmu_mon_event *ev, struct dpmu_err *err)
 {
 	char name[DPMU_NAME_MAX];
-	unsigned on = ON_CORE | ON_CLUSTER;
+	unsigned on = ON_CORE | ON_CLUSTER | ON_SW;
 	bool qualified = false;
 	const char *s = item;
 	/* pmu/EVENT/ qualifiers, as perf writes armv8_pmuv3/.../ and arm_dsu_0/.../ */
@@ -310,10 +359,14 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 		s += 4;
 		on = ON_AMU;
 		qualified = true;
+	} else if (strncasecmp(s, "sw/", 3) == 0) {
+		s += 3;
+		on = ON_SW;
+		qualified = true;
 	} else if (strchr(s, '/')) {
 		return dpmu_err_set(err, DPMU_EINVAL,
-				    "event '%s': unknown PMU (use core/EVENT/, cluster/EVENT/ or "
-				    "amu/EVENT/)",
+				    "event '%s': unknown PMU (use core/EVENT/, cluster/EVENT/, "
+				    "amu/EVENT/ or sw/EVENT/)",
 				    item);
 	}
 	/* The name ends at the closing '/' of a qualifier, or at ':'. */
@@ -361,9 +414,12 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 	}
 
 	const char *canon = NULL;
+	/* Linux software events: their names are no catalog's */
+	if ((on & ON_SW) && resolve_sw(c, name, ev))
+		canon = ev->name;
 	/* perf's generic names first: "cycles" is the core's CPU_CYCLES, not
 	 * the DSU's CYCLES. */
-	if ((on & ON_CORE) && resolve_alias(c, name, ev))
+	if (!canon && (on & ON_CORE) && resolve_alias(c, name, ev))
 		canon = ev->name;
 	/* Then the cluster catalogs: L3D_CACHE names the cluster PMU's count of
 	 * the shared L3 (as perf users expect of an uncore event; core/L3D_CACHE/ asks the core). */
@@ -407,7 +463,7 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 		}
 	}
 	uint16_t raw;
-	int is_raw = !canon && !(on & ON_AMU) ? parse_raw(name, &raw) : 0;
+	int is_raw = !canon && (on & (ON_CORE | ON_CLUSTER)) ? parse_raw(name, &raw) : 0;
 	if (is_raw < 0)
 		return dpmu_err_set(err, DPMU_EINVAL,
 				    "raw event '%s': event numbers are 16 bits (r0 to rffff)", name);
@@ -429,7 +485,7 @@ static int resolve(const struct catalogs *c, const char *item, const char *group
 	}
 	if (!canon)
 		return unknown_event(c, name, on, err);
-	if (has_mods && ev->target != DPMU_MON_CORE)
+	if (has_mods && ev->target != DPMU_MON_CORE && ev->target != DPMU_MON_SOFTWARE)
 		/* The DSU PMU counts for the whole cluster and the AMU for the
 		 * whole core: neither has PMEVTYPER's exception-level filter (Linux's
 		 * arm_dsu_pmu refuses exclude_user/kernel the same way). */

@@ -12,7 +12,8 @@
 #define AMU_G1 16u
 
 struct dpmu_mon_session {
-	struct dpmu_drv *drv;
+	struct dpmu_drv *drv;          /* NULL with counting */
+	const struct dpmu_mon_counting *counting; /* kernel-scheduled counters (counting.c) */
 	const struct dpmu_profile *p;
 	struct dpmu_mon_events ev;
 	struct dpmu_mon_options opt;
@@ -42,6 +43,11 @@ static inline struct dpmu_mon_pmu *pmu_at(struct dpmu_mon_session *s, unsigned k
 	return k < DPMU_MAX_CLUSTERS ? &s->cluster[k] : NULL;
 }
 #define NPMUS (2 * DPMU_MAX_CORES + DPMU_MAX_CLUSTERS)
+
+/* ---- kernel-scheduled counters (counting.c) ---- */
+
+/* Read every opened event: totals, running and enabled times up to now. */
+int dpmu_mon_counting_read(struct dpmu_mon_session *s, uint64_t now, struct dpmu_err *err);
 
 /* ---- sampling (sample.c) ---- */
 

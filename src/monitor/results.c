@@ -40,6 +40,7 @@ unsigned dpmu_mon_session_intervals(const struct dpmu_mon_session *s)
 const struct dpmu_mon_pmu *dpmu_mon_session_pmu(const struct dpmu_mon_session *s,
 						enum dpmu_mon_target t, unsigned unit)
 {
+	/* software events are counted per core, beside its PMU's */
 	if (t == DPMU_MON_CLUSTER)
 		return unit < DPMU_MAX_CLUSTERS && s->cluster[unit].used ? &s->cluster[unit] : NULL;
 	if (t == DPMU_MON_AMU)
@@ -62,11 +63,13 @@ static int count_of(const struct dpmu_mon_session *s, unsigned i, unsigned unit,
 	if (interval) {
 		out->value = pmu->total[i] - pmu->mark_total[i];
 		out->running_ns = pmu->running[i] - pmu->mark_running[i];
-		out->enabled_ns = s->interval_len;
+		out->enabled_ns = s->counting ? pmu->enabled[i] - pmu->mark_enabled[i]
+					      : s->interval_len;
 	} else {
 		out->value = pmu->total[i];
 		out->running_ns = pmu->running[i];
-		out->enabled_ns = s->t_stop - s->t_start;
+		/* perf's time_enabled: a task's events are enabled while it runs */
+		out->enabled_ns = s->counting ? pmu->enabled[i] : s->t_stop - s->t_start;
 	}
 	if (out->running_ns > out->enabled_ns)
 		out->running_ns = out->enabled_ns;

@@ -332,6 +332,13 @@ int dpmu_mon_session_create_opts(struct dpmu_drv *drv, const struct dpmu_profile
 	*out = NULL;
 	if (!drv || !p || !ev)
 		return dpmu_err_set(err, DPMU_EINVAL, "monitor session: no driver, profile or events");
+	for (unsigned i = 0; i < ev->n; i++)
+		if (ev->ev[i].target == DPMU_MON_SOFTWARE)
+			return dpmu_err_set(err, DPMU_ENOTSUP,
+					    "%s is a Linux software event: it is counted by the "
+					    "kernel, with --backend perf, not by a PMU the "
+					    "simulation models",
+					    ev->ev[i].name);
 	struct dpmu_mon_session *s = calloc(1, sizeof *s);
 	if (!s)
 		return dpmu_err_set(err, DPMU_ENOMEM, "monitor session: out of memory");
@@ -646,12 +653,17 @@ int dpmu_mon_start(struct dpmu_mon_session *s, uint64_t now_ns, struct dpmu_err 
 {
 	if (s->started)
 		return dpmu_err_set(err, DPMU_ESTATE, "monitor session already started");
-	for (unsigned k = 0; k < NPMUS; k++) {
+	for (unsigned k = 0; !s->counting && k < NPMUS; k++) {
 		struct dpmu_mon_pmu *pmu = pmu_at(s, k);
 		if (!pmu->used)
 			continue;
 		pmu->since = now_ns;
 		int rc = start_pmu(s, pmu, err);
+		if (rc)
+			return rc;
+	}
+	if (s->counting) {
+		int rc = s->counting->enable(s->counting->ctx, true, err);
 		if (rc)
 			return rc;
 	}
@@ -730,6 +742,7 @@ static int end_interval(struct dpmu_mon_session *s, uint64_t now, struct dpmu_er
 		struct dpmu_mon_pmu *pmu = pmu_at(s, k);
 		memcpy(pmu->mark_total, pmu->total, sizeof pmu->total);
 		memcpy(pmu->mark_running, pmu->running, sizeof pmu->running);
+		memcpy(pmu->mark_enabled, pmu->enabled, sizeof pmu->enabled);
 	}
 	s->interval_start = now;
 	return rc;
@@ -771,7 +784,11 @@ static int poll_at(struct dpmu_mon_session *s, uint64_t now, bool last, struct d
 	 * flushed at the stop) still belong to an interval, so the intervals
 	 * add up to the run's totals. */
 	bool interval_due = s->opt.interval_ns && (now >= s->next_interval || last);
-	int rc = interval_due ? snapshot_all(s, now, err) : read_all(s, now, err);
+	/* The kernel's counters have no snapshot: a read at the boundary is
+	 * the interval's end (perf stat -I reads the same way). */
+	int rc = s->counting     ? dpmu_mon_counting_read(s, now, err)
+		 : interval_due ? snapshot_all(s, now, err)
+				: read_all(s, now, err);
 	if (rc)
 		return rc;
 	s->t_stop = now;
@@ -802,6 +819,10 @@ int dpmu_mon_stop(struct dpmu_mon_session *s, uint64_t now_ns, struct dpmu_err *
 	int rc = poll_at(s, now_ns, true, err);
 	if (rc)
 		return rc;
+	if (s->counting) {
+		s->stopped = true;
+		return s->counting->enable(s->counting->ctx, false, err);
+	}
 	for (unsigned k = 0; k < NPMUS && !rc; k++) {
 		struct dpmu_mon_pmu *pmu = pmu_at(s, k);
 		if (!pmu->used || pmu->target == DPMU_MON_AMU)

@@ -6,6 +6,7 @@
 #ifndef DPMU_TOOL_COMMANDS_H
 #define DPMU_TOOL_COMMANDS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "dynpmu/arch.h"
@@ -27,6 +28,7 @@ int dpmu_cmd_regs(int argc, char **argv);       /* regs.c */
 int dpmu_cmd_demo(int argc, char **argv);       /* demo.c */
 int dpmu_cmd_stat(int argc, char **argv);       /* stat.c */
 int dpmu_cmd_list(int argc, char **argv);       /* list.c */
+int dpmu_list_perf(bool json);                  /* list_perf.c: list --backend perf */
 int dpmu_cmd_trace(int argc, char **argv);      /* trace.c */
 int dpmu_cmd_trace_record(int argc, char **argv); /* trace_record.c */
 int dpmu_cmd_trace_show(int argc, char **argv); /* trace_show.c */
@@ -43,5 +45,9 @@ int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profi
 /* Say on stderr how the measured program ended (status as wait(2) gives
  * it), when not with exit status 0 (util.c). */
 void dpmu_tool_program_status(const char *cmd, int status);
+
+/* On an aarch64 Linux host with a core PMU in sysfs, a note on stderr that
+ * --backend perf counts on the hardware (util.c). */
+void dpmu_tool_perf_hint(const char *cmd);
 
 #endif

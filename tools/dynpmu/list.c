@@ -42,11 +42,14 @@ struct list_ctx {
 static void list_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: dynpmu list [--profile P] [--json]\n\n"
+		"usage: dynpmu list [--profile P] [--json]\n"
+		"       dynpmu list --backend perf [--json]\n\n"
 		"List the core PMU, AMU and cluster PMU events of a profile: code, description,\n"
 		"which PMU counts it, whether the profile implements it (PMCEID read through the\n"
 		"driver on a model of the profile) and whether the simulator produces it.\n\n"
 		"  --profile P   built-in profile or JSON file (default %s)\n"
+		"  --backend B   sim (default) or perf: this machine's PMUs from sysfs, and\n"
+		"                which catalog events the running kernel advertises\n"
 		"  --json        one JSON array of objects: name, code, pmu, description,\n"
 		"                implemented, modelled (docs/output.md)\n",
 		DPMU_PROFILE_DEFAULT);
@@ -195,11 +198,12 @@ int dpmu_cmd_list(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"profile", required_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},
+		{"backend", required_argument, NULL, 'B'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *profile = NULL;
-	bool json = false;
+	bool json = false, perf = false;
 	optind = 1;
 	opterr = 0;
 	int ch;
@@ -210,6 +214,13 @@ int dpmu_cmd_list(int argc, char **argv)
 			break;
 		case 'j':
 			json = true;
+			break;
+		case 'B':
+			if (strcmp(optarg, "perf") != 0 && strcmp(optarg, "sim") != 0) {
+				fprintf(stderr, "dynpmu list: --backend '%s': use sim or perf\n", optarg);
+				return DPMU_EXIT_USAGE;
+			}
+			perf = strcmp(optarg, "perf") == 0;
 			break;
 		case 'h':
 			list_usage(stdout);
@@ -229,6 +240,15 @@ int dpmu_cmd_list(int argc, char **argv)
 		return DPMU_EXIT_USAGE;
 	}
 
+	if (perf && profile) {
+		fprintf(stderr, "dynpmu list: --profile is a simulated cluster; --backend perf lists "
+				"this machine's PMUs from sysfs\n");
+		return DPMU_EXIT_USAGE;
+	}
+	if (perf)
+		return dpmu_list_perf(json);
+	if (!json)
+		dpmu_tool_perf_hint("list");
 	struct dpmu_profile *p = NULL;
 	struct dpmu_model *m = NULL;
 	int rc = dpmu_tool_open_model("list", profile, &p, &m);

@@ -9,14 +9,18 @@
 static const struct dpmu_cmd commands[] = {
 	{ "help", dpmu_cmd_help, "this list" },
 	{ "profiles", dpmu_cmd_profiles, "list the built-in cluster profiles" },
+#ifndef DPMU_PERF_ONLY
 	{ "regs", dpmu_cmd_regs, "register console on the model: [--profile NAME|FILE] [SCRIPT]" },
 	{ "demo", dpmu_cmd_demo, "periodic snapshots of every PMU on the simulated cluster" },
+#endif
 	/* ---- other subcommands: one row each, keep this order ---- */
-	{ "stat", dpmu_cmd_stat, "counts like perf stat, of a trace or an aarch64 program: --trace FILE | -- PROGRAM [ARGS]" },
+	{ "stat", dpmu_cmd_stat, "counts like perf stat, of a trace or an aarch64 program: --trace FILE | -- PROGRAM [ARGS]; --backend perf: this machine" },
+#ifndef DPMU_PERF_ONLY
 	{ "record", dpmu_cmd_record, "samples of an aarch64 program on counter overflow, into a perf.data: -- PROGRAM [ARGS]" },
 	{ "report", dpmu_cmd_report, "where the samples of a perf.data went: top symbols, call graph, --annotate, --flame" },
 	{ "monitor", dpmu_cmd_monitor, "seed 003's automated monitor: AMU baseline, anomalies, PMU diagnosis: -- PROGRAM [ARGS]" },
 	{ "trace", dpmu_cmd_trace, "ETMv4 trace: record, show; instruction traces: convert" },
+#endif
 	{ "list", dpmu_cmd_list, "events of a profile: code, PMU, implemented, simulated: [--profile P] [--json]" },
 	/* ---- end of other subcommands ---- */
 };

@@ -30,15 +30,22 @@ static void stat_usage(FILE *out)
 	fprintf(out,
 		"usage: dynpmu stat [OPTIONS] --trace FILE\n"
 		"       dynpmu stat [OPTIONS] [--sysroot DIR] [--cpus LIST] [--place P]\n"
-		"                   [--by-symbol] [--per-thread] -- PROGRAM [ARGS...]\n\n"
+		"                   [--by-symbol] [--per-thread] -- PROGRAM [ARGS...]\n"
+		"       dynpmu stat --backend perf [OPTIONS] [-a] [-p PID] [-- PROGRAM [ARGS...]]\n\n"
 		"Count events of a workload on the simulated cluster, read back through the\n"
 		"driver, like perf stat: a trace of retired instructions (docs/trace-format.md)\n"
 		"or a real aarch64 program run under qemu-aarch64 (docs/frontend.md). Every\n"
 		"option below works for both but --sysroot, --cpus, --place, --by-symbol,\n"
 		"--per-thread and -v, which are a program's; -o FILE takes the report.\n\n"
+		"  --backend B      sim (default): the simulated cluster; perf: this machine's\n"
+		"                   PMUs through Linux perf_event (docs/hardware.md)\n"
+		"  -p, --pid PID    perf: count a running process (its threads) until it ends\n"
+		"                   or SIGINT\n"
+		"  -a, --all-cpus   perf: every cpu, every task (per-cpu events; -A, --per-cluster)\n"
 		"  --trace FILE     trace to replay (text or binary)\n"
 		"  -e, --event L    comma-separated events: catalog names (case-insensitive),\n"
-		"                   raw codes r1b / 0x1b, core/NAME/ or cluster/NAME/\n"
+		"                   raw codes r1b / 0x1b, core/NAME/ or cluster/NAME/; with\n"
+		"                   perf also software events: task-clock, page-faults, sw/NAME/\n"
 		"  -A, --no-aggr    one row per core (cpuN) and cluster (clusterN)\n"
 		"  -x, --field-separator SEP   CSV: value,unit,event,running ns,percentage\n"
 		"  --profile P      built-in profile or JSON file (default %s)\n"
@@ -89,6 +96,52 @@ static int parse_ms(const char *opt, const char *arg, uint64_t *ns)
 	return 0;
 }
 
+/* --backend perf: what the kernel counts, and what only the simulation has. */
+static int perf_opts(int argc, char **argv, struct dpmu_stat_opts *o)
+{
+	if (optind < argc)
+		o->prog_argv = argv + optind;
+	const struct {
+		bool given;
+		const char *name, *why;
+	} sim_only[] = {
+		{o->trace != NULL, "--trace", "replays a trace on the simulation (--backend sim)"},
+		{o->profile != NULL, "--profile",
+		 "is a simulated cluster; perf reads this machine's from sysfs"},
+		{o->sysroot != NULL, "--sysroot", "is qemu-aarch64's (--backend sim)"},
+		{o->cpus != NULL, "--cpus", "places a simulated program's threads; on Linux use taskset"},
+		{o->place != NULL, "--place", "places a simulated program's threads; on Linux use taskset"},
+		{o->by_symbol, "--by-symbol", "needs the simulation's exact attribution (--backend sim)"},
+		{o->per_thread, "--per-thread", "is the simulation's (--backend sim)"},
+		{o->verbose, "-v", "reports the simulation's scheduler (--backend sim)"},
+		{o->mux_ns != 0, "--mux-interval",
+		 "the kernel multiplexes: its period is the PMU's perf_event_mux_interval_ms in sysfs"},
+	};
+	for (size_t i = 0; i < sizeof sim_only / sizeof sim_only[0]; i++)
+		if (sim_only[i].given) {
+			fprintf(stderr, "dynpmu stat: %s: %s\n", sim_only[i].name, sim_only[i].why);
+			return DPMU_EXIT_USAGE;
+		}
+	if (o->pid && (o->prog_argv || o->system_wide)) {
+		fprintf(stderr, "dynpmu stat: -p PID counts one process: no program and no -a with "
+				"it\n");
+		return DPMU_EXIT_USAGE;
+	}
+	if (!o->pid && !o->system_wide && !o->prog_argv) {
+		fprintf(stderr, "dynpmu stat: --backend perf: give -- PROGRAM, -p PID or -a\n");
+		return DPMU_EXIT_USAGE;
+	}
+	/* A task is counted wherever it runs (one count per core type):
+	 * per-cpu rows need per-cpu events. */
+	if (!o->system_wide && (o->per_unit || o->per_cluster)) {
+		fprintf(stderr, "dynpmu stat: %s: a task's counts are per core type, not per cpu "
+				"(the kernel counts it wherever it runs): add -a for per-cpu counts\n",
+			o->per_unit ? "-A" : "--per-cluster");
+		return DPMU_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 {
 	static const struct option longopts[] = {
@@ -96,7 +149,10 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		{"event", required_argument, NULL, 'e'},
 		{"no-aggr", no_argument, NULL, 'A'},
 		{"field-separator", required_argument, NULL, 'x'},
-		{"profile", required_argument, NULL, 'p'},
+		{"profile", required_argument, NULL, 'f'},
+		{"backend", required_argument, NULL, 'B'},
+		{"pid", required_argument, NULL, 'p'},
+		{"all-cpus", no_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{"sysroot", required_argument, NULL, 's'},
 		{"cpus", required_argument, NULL, 'C'},
@@ -119,10 +175,13 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		{NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
+#ifdef DPMU_PERF_ONLY
+	o->perf = true; /* the only backend in this build */
+#endif
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "+:e:Ax:ho:I:M:v", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:Ax:ho:I:M:vp:a", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->trace = optarg;
@@ -154,8 +213,29 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 			}
 			o->sep = optarg;
 			break;
-		case 'p':
+		case 'f':
 			o->profile = optarg;
+			break;
+		case 'B':
+			if (strcmp(optarg, "perf") != 0 && strcmp(optarg, "sim") != 0) {
+				fprintf(stderr, "dynpmu stat: --backend '%s': use sim or perf\n", optarg);
+				return DPMU_EXIT_USAGE;
+			}
+			o->perf = strcmp(optarg, "perf") == 0;
+			break;
+		case 'p': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || v <= 0 || v > 0x3fffffff) {
+				fprintf(stderr, "dynpmu stat: -p '%s': give a process id\n", optarg);
+				return DPMU_EXIT_USAGE;
+			}
+			o->pid = (pid_t)v;
+			break;
+		}
+		case 'a':
+			o->system_wide = true;
 			break;
 		case 's':
 			o->sysroot = optarg;
@@ -242,6 +322,13 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 	if (o->linger_s > 0 && !o->listen) {
 		fprintf(stderr, "dynpmu stat: --linger: keeps --listen's endpoint up; give "
 				"--listen HOST:PORT too\n");
+		return DPMU_EXIT_USAGE;
+	}
+	if (o->perf)
+		return perf_opts(argc, argv, o);
+	if (o->pid || o->system_wide) {
+		fprintf(stderr, "dynpmu stat: %s: counts on this machine's PMUs: give --backend perf\n",
+			o->pid ? "-p" : "-a");
 		return DPMU_EXIT_USAGE;
 	}
 	if (optind < argc && o->trace) {
@@ -435,6 +522,11 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 static int stat_backend(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 			struct dpmu_err *err)
 {
+	if (o->perf) {
+		struct dpmu_perf_options po = {.argv = o->prog_argv, .pid = o->pid,
+					       .system_wide = o->system_wide};
+		return dpmu_perf_backend_create(&po, &r->b, err);
+	}
 	if (!o->prog_argv) {
 		struct dpmu_sim_options so = {.profile = o->profile, .trace = o->trace};
 		return dpmu_sim_create(&so, &r->b, err);
@@ -489,11 +581,17 @@ int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 		return dpmu_err_set(err, DPMU_ENOMEM, "stat: out of memory");
 	}
 	r->bad_input = true; /* until the session exists, a failure is the options' */
-	const char *mlist = o->metrics ? o->metrics : o->have_events ? NULL : default_metrics;
+	/* without a core PMU (perf on a machine with software events only)
+	 * no default metric could be computed */
+	bool no_pmu = o->perf && !dpmu_perf_has_core_pmu(b);
+	const char *mlist = o->metrics ? o->metrics : o->have_events || no_pmu ? NULL
+								    : default_metrics;
 	if (mlist)
 		rc = dpmu_an_metrics_parse(mlist, r->metrics, DPMU_STAT_MAX_METRICS, &r->nmetrics, err);
 	if (!rc) {
 		snprintf(list, 8192, "%s", o->have_events ? o->events : "");
+		if (o->perf && !o->have_events)
+			dpmu_perf_default_events(b, list, 8192);
 		if (o->metrics)
 			add_metric_events(r->metrics, r->nmetrics, b, list, 8192);
 		rc = list[0] ? dpmu_mon_events_parse(list, b->profile, b->cores, r->ev, err)
@@ -516,14 +614,15 @@ int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 				      .on_interval = o->interval_ns ? on_interval : NULL, .ctx = &x};
 	struct dpmu_mon_session *s = NULL;
 	if (!rc)
-		rc = dpmu_mon_session_create_opts(b->drv, b->profile, r->ev, b->cores, &mo, &s, err);
-	/* a program's regions count the core-PMU events of the list */
-	for (unsigned i = 0; !rc && o->prog_argv && i < r->ev->n; i++) {
+		rc = dpmu_mon_session_for_backend(b, r->ev, &mo, &s, err);
+	/* a simulated program's regions count the core-PMU events of the list */
+	bool qemu = o->prog_argv && !o->perf;
+	for (unsigned i = 0; !rc && qemu && i < r->ev->n; i++) {
 		r->rev[r->nrev].name = r->ev->ev[i].name;
 		r->rev[r->nrev++].code =
 			r->ev->ev[i].target == DPMU_MON_CORE ? r->ev->ev[i].code[0] : -1;
 	}
-	if (!rc && o->prog_argv)
+	if (!rc && qemu)
 		rc = dpmu_qemu_set_region_events(b, r->rev, r->nrev, err);
 	if (rc) {
 		dpmu_mon_session_destroy(s);
@@ -541,7 +640,7 @@ int dpmu_stat_measure(const struct dpmu_stat_opts *o, struct dpmu_stat_run *r,
 	dpmu_an_table_free(&x.last);
 	r->intervals = dpmu_mon_session_intervals(s);
 	dpmu_mon_session_destroy(s);
-	if (!rc && o->prog_argv && o->by_symbol)
+	if (!rc && qemu && o->by_symbol)
 		hot_symbols(r);
 	return rc;
 }
@@ -558,7 +657,7 @@ int dpmu_stat_report(const struct dpmu_stat_opts *o, const struct dpmu_stat_run 
 		rc = dpmu_an_write_csv(out, &r->t, &rep, err);
 	else
 		rc = dpmu_an_write_text(out, &r->t, &rep, err);
-	if (!rc && o->prog_argv && !o->json)
+	if (!rc && o->prog_argv && !o->perf && !o->json)
 		dpmu_qemu_report(r->b, r->rev, r->nrev, o->sep, out);
 	if (!rc && svg) {
 		rc = dpmu_an_write_svg(svg, &r->t, &rep, err);
@@ -735,14 +834,28 @@ int dpmu_cmd_stat(int argc, char **argv)
 	struct dpmu_stat_run r;
 	/* zeroed before the handler can look at it (r.b NULL: no program yet) */
 	memset(&r, 0, sizeof r);
-	if (o.prog_argv) {
+	/* perf's backend takes SIGINT and SIGTERM itself while it counts */
+	bool qemu = o.prog_argv && !o.perf;
+	if (qemu) {
 		stat_running = &r;
 		stat_signals(true);
 	}
+	if (!o.perf)
+		dpmu_tool_perf_hint("stat");
 	rc = dpmu_stat_measure(&o, &r, &err);
-	if (o.prog_argv) {
+	if (qemu) {
 		stat_signals(false);
 		stat_running = NULL;
+	}
+	/* what the kernel would not count: <not supported> rows, and why */
+	if (o.perf && r.b) {
+		const char *n = dpmu_perf_notes(r.b);
+		for (const char *q = n; *q;) {
+			const char *e = strchr(q, '\n');
+			size_t len = e ? (size_t)(e - q) : strlen(q);
+			fprintf(stderr, "dynpmu stat: %.*s\n", (int)len, q);
+			q += len + (e != NULL);
+		}
 	}
 	int status;
 	if (rc) {
@@ -752,8 +865,10 @@ int dpmu_cmd_stat(int argc, char **argv)
 		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
 		status = DPMU_EXIT_FAIL;
 	} else {
-		status = o.prog_argv ? dpmu_qemu_exit_code(r.b) : DPMU_EXIT_OK;
-		if (o.verbose && o.prog_argv)
+		status = o.perf && o.prog_argv ? dpmu_perf_exit_code(r.b)
+			 : o.prog_argv         ? dpmu_qemu_exit_code(r.b)
+					       : DPMU_EXIT_OK;
+		if (o.verbose && qemu)
 			print_sched(r.b);
 	}
 	dpmu_stat_run_free(&r);

@@ -15,11 +15,16 @@
 #include "dynpmu/backend.h"
 #include "dynpmu/monitor.h"
 #include "dynpmu/openmetrics.h"
+#include "dynpmu/perf.h"
 #include "dynpmu/qemu.h"
 
 #define DPMU_STAT_MAX_METRICS 32
 
 struct dpmu_stat_opts {
+	/* --backend perf: Linux perf_event on this machine (docs/hardware.md) */
+	bool perf;
+	pid_t pid;                 /* -p PID (perf) */
+	bool system_wide;          /* -a (perf) */
 	const char *trace;
 	const char *profile;
 	char events[4096];

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include "commands.h"
+#include "dynpmu/perf.h"
 
 int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profile **p,
 			 struct dpmu_model **m)
@@ -26,7 +27,6 @@ int dpmu_tool_open_model(const char *cmd, const char *profile, struct dpmu_profi
 	return 0;
 }
 
-
 void dpmu_tool_program_status(const char *cmd, int status)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status))
@@ -35,4 +35,16 @@ void dpmu_tool_program_status(const char *cmd, int status)
 	else if (WIFSIGNALED(status))
 		fprintf(stderr, "dynpmu %s: the program was killed by signal %d\n", cmd,
 			WTERMSIG(status));
+}
+
+void dpmu_tool_perf_hint(const char *cmd)
+{
+#if defined(__aarch64__) && defined(__linux__)
+	if (dpmu_perf_available())
+		fprintf(stderr, "dynpmu %s: note: this machine's Arm PMUs are reachable through Linux "
+				"perf_event: --backend perf counts on them (docs/hardware.md)\n",
+			cmd);
+#else
+	(void)cmd;
+#endif
 }

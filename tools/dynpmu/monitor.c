@@ -32,6 +32,7 @@
 #include "dynpmu/driver.h"
 #include "dynpmu/monitor.h"
 #include "dynpmu/etm.h"
+#include "dynpmu/openmetrics.h"
 #include "dynpmu/qemu.h"
 #include "dynpmu/tracedir.h"
 
@@ -41,6 +42,7 @@ static void usage(FILE *out)
 		"usage: dynpmu monitor [-I US] [--learn N] [--threshold K] [--floor F]\n"
 		"                      [--consecutive N] [--baseline FILE] [--save-baseline FILE]\n"
 		"                      [--compare FILE] [--json] [-o FILE] [--cpus LIST]\n"
+		"                      [--listen HOST:PORT [--linger S]]\n"
 		"                      [--profile P] [--sysroot DIR] -- PROGRAM [ARGS...]\n"
 		"       dynpmu monitor [OPTIONS] --trace FILE\n\n"
 		"Watches every core's CPI and memory-stall share with the Activity Monitors,\n"
@@ -59,7 +61,11 @@ static void usage(FILE *out)
 		"  --svg FILE          the timeline: CPI, the band, the anomalies and their causes\n"
 		"  --trace FILE        replay an instruction trace instead of running a program\n"
 		"  --json              the event log as JSON lines\n"
-		"  -o, --output FILE   the event log (default: stderr)\n",
+		"  -o, --output FILE   the event log (default: stderr)\n"
+		"  --listen HOST:PORT  serve each interval's AMU counts, CPI, stall share and\n"
+		"                      anomalies at http://HOST:PORT/metrics (OpenMetrics)\n"
+		"  --linger S          with --listen: after the run, keep serving the final values\n"
+		"                      S seconds (SIGINT or SIGTERM ends the wait)\n",
 		DEFAULT_INTERVAL_US, DEFAULT_WINDOW);
 }
 
@@ -86,7 +92,8 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 		{ "save-baseline", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
 		{ "compare", required_argument, NULL, 'M' },  { "trace", required_argument, NULL, 'T' },
 		{ "window", required_argument, NULL, 'W' },   { "capture", required_argument, NULL, 'P' },
-		{ "svg", required_argument, NULL, 'G' },
+		{ "svg", required_argument, NULL, 'G' },      { "listen", required_argument, NULL, 'l' },
+		{ "linger", required_argument, NULL, 'g' },
 		{ "output", required_argument, NULL, 'o' },   { "cpus", required_argument, NULL, 'C' },
 		{ "profile", required_argument, NULL, 'p' },  { "sysroot", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
@@ -136,6 +143,11 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 				return DPMU_EXIT_USAGE;
 			o->window = (uint64_t)v;
 			break;
+		case 'l': o->listen = optarg; break;
+		case 'g':
+			if (dpmu_tool_linger_parse("monitor", optarg, &o->linger_s))
+				return DPMU_EXIT_USAGE;
+			break;
 		case 'j': o->json = true; break;
 		case 'o': o->output = optarg; break;
 		case 'C': o->cpus = optarg; break;
@@ -150,6 +162,11 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 			usage(stderr);
 			return DPMU_EXIT_USAGE;
 		}
+	}
+	if (o->linger_s > 0 && !o->listen) {
+		fprintf(stderr, "dynpmu monitor: --linger: keeps --listen's endpoint up; give "
+				"--listen HOST:PORT too\n");
+		return DPMU_EXIT_USAGE;
 	}
 	if (o->trace && optind < argc) {
 		fprintf(stderr, "dynpmu monitor: give either --trace FILE or -- PROGRAM, not both\n");
@@ -243,6 +260,9 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 			return rc;
 	}
 	double cpi = (double)cyc / (double)ins, stall = (double)stl / (double)cyc;
+	c->judged = true;
+	c->cpi = cpi;
+	c->stall = stall;
 	char text[400], json[400];
 	switch (dpmu_mon_watch_step(&c->w, cpi, stall)) {
 	case DPMU_MON_BASELINE: {
@@ -295,6 +315,48 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 	return rc;
 }
 
+/* --listen: the run so far as a snapshot, built here on the simulation's
+ * thread and handed to the server's threads by a pointer swap
+ * (docs/openmetrics.md, "the monitor's series"). */
+static int publish(struct mon *m, uint64_t now, bool finished, struct dpmu_err *err)
+{
+	if (!m->o->publish)
+		return 0;
+	struct dpmu_om_watch w[DPMU_MAX_CORES];
+	size_t n = 0;
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
+		const struct core_mon *c = &m->core[i];
+		if (!c->used)
+			continue;
+		struct dpmu_om_watch *u = &w[n++];
+		memset(u, 0, sizeof *u);
+		u->cpu = c->cpu;
+		u->thread = -1;
+		for (unsigned k = 0; k < DPMU_OM_AMU_COUNTERS; k++)
+			u->amu[k] = c->last[k] - c->first[k];
+		u->judged = c->judged;
+		u->cpi = c->cpi;
+		u->stall = c->stall;
+		u->have_base = c->w.state != DPMU_MON_LEARNING;
+		u->base_cpi = c->w.base.cpi;
+		u->band = dpmu_mon_watch_band(&c->w);
+		u->in_anomaly = c->w.state == DPMU_MON_ANOMALY;
+		u->anomalies = c->w.anomalies;
+	}
+	struct dpmu_om_snapshot *snap;
+	int rc = dpmu_om_snapshot_create(&snap, err);
+	if (rc)
+		return rc;
+	struct dpmu_om_run r = { .sim_ns = now, .intervals = m->ticks, .finished = finished };
+	rc = dpmu_om_add_watch(snap, w, n, m->b->profile, &r, err);
+	if (rc) {
+		dpmu_om_snapshot_release(snap);
+		return rc;
+	}
+	dpmu_om_publish(m->o->publish, snap);
+	return 0;
+}
+
 static int tick(void *ctx, uint64_t now, struct dpmu_err *err)
 {
 	struct mon *m = ctx;
@@ -309,7 +371,8 @@ static int tick(void *ctx, uint64_t now, struct dpmu_err *err)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	m->ticks++;
+	return publish(m, now, false, err);
 }
 
 /* ---- baselines on disk ---------------------------------------------------------- */
@@ -541,6 +604,7 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 							      b->ops->name);
 		for (unsigned k = 0; !rc && k < 4; k++)
 			rc = dpmu_drv_amu_read(b->drv, i, 0, k, &c->last[k], err);
+		memcpy(c->first, c->last, sizeof c->first);
 		/* the trace unit's sink, for the captures (a program run) */
 		if (!rc && !o->trace && o->window) {
 			rc = dpmu_etm_sink_init(&c->sink, SINK_BYTES, err);
@@ -558,26 +622,43 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 		int have = load_baseline("--compare", o->compare, 0, &probe, err);
 		rc = have < 0 ? have : 0;
 	}
+	if (!rc)
+		rc = publish(m, 0, false, err); /* before the run: no counts yet */
 	if (!rc) {
 		*bad_input = false;
 		rc = b->ops->run_timed ? b->ops->run_timed(b, DPMU_MON_POLL_INSNS, o->interval_ns, tick, m, err)
 				       : b->ops->run(b, DPMU_MON_POLL_INSNS, tick, m, err);
 	}
 	uint64_t end = b->ops->time_ns(b);
+	/* the counts since the last interval (not judged: it may be short) go
+	 * into the totals the summary and the endpoint give */
+	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++)
+		for (unsigned k = 0; m->core[i].used && !rc && k < 4; k++)
+			rc = dpmu_drv_amu_read(b->drv, i, 0, k, &m->core[i].last[k], err);
+	if (!rc)
+		rc = publish(m, end, true, err);
 	if (!rc) {
 		/* the summary */
 		for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
 			const struct core_mon *c = &m->core[i];
 			if (!c->used || !c->intervals)
 				continue;
-			char text[300], json[300];
+			char text[300], json[600];
 			snprintf(text, sizeof text, "summary: %" PRIu64 " intervals, %s, %u anomal%s",
 				 c->intervals, c->w.state == DPMU_MON_LEARNING ? "no baseline (too few intervals)"
 										 : "baseline learned",
 				 c->w.anomalies, c->w.anomalies == 1 ? "y" : "ies");
-			snprintf(json, sizeof json, "\"intervals\":%" PRIu64 ",\"anomalies\":%u,\"baseline\":%s",
+			/* the run's AMU counts and the last judged interval, as
+			 * --listen serves them */
+			snprintf(json, sizeof json,
+				 "\"intervals\":%" PRIu64 ",\"anomalies\":%u,\"baseline\":%s,"
+				 "\"cpi\":%.17g,\"stall\":%.17g,\"amu\":{\"CPU_CYCLES\":%" PRIu64
+				 ",\"CNT_CYCLES\":%" PRIu64 ",\"INST_RETIRED\":%" PRIu64
+				 ",\"STALL_BACKEND_MEM\":%" PRIu64 "}",
 				 c->intervals, c->w.anomalies,
-				 c->w.state == DPMU_MON_LEARNING ? "false" : "true");
+				 c->w.state == DPMU_MON_LEARNING ? "false" : "true", c->cpi, c->stall,
+				 c->last[0] - c->first[0], c->last[1] - c->first[1],
+				 c->last[2] - c->first[2], c->last[3] - c->first[3]);
 			dpmu_mon_log(m, end, c, "summary", json, text);
 		}
 		if (o->compare)
@@ -619,15 +700,29 @@ int dpmu_cmd_monitor(int argc, char **argv)
 		fprintf(stderr, "dynpmu monitor: -o %s: %s\n", o.output, strerror(errno));
 		return DPMU_EXIT_USAGE;
 	}
+	/* before the run, so that a bad address is told at once */
+	struct dpmu_om_server *srv = NULL;
+	if (o.listen && (rc = dpmu_tool_listen_start("monitor", o.listen, &o.publish, &srv))) {
+		if (out != stderr)
+			fclose(out);
+		return rc;
+	}
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
 	bool bad_input;
 	rc = run(&o, out, &err, &bad_input);
 	if (out != stderr && fclose(out) && !rc)
 		rc = dpmu_err_set(&err, DPMU_EIO, "-o %s: %s", o.output, strerror(errno));
+	int status = DPMU_EXIT_OK;
 	if (rc) {
 		fprintf(stderr, "dynpmu monitor: %s\n", dpmu_errmsg(&err));
-		return bad_input ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
+		status = bad_input ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
 	}
-	return DPMU_EXIT_OK;
+	/* after the log is written and closed, so that a scraper comparing the
+	 * two finds it complete */
+	if (srv && !rc && o.linger_s > 0)
+		dpmu_tool_linger(o.linger_s);
+	dpmu_om_server_stop(srv);
+	dpmu_om_publisher_destroy(o.publish);
+	return status;
 }

@@ -31,6 +31,9 @@ struct mon_opts {
 	struct dpmu_mon_watch_opts w;
 	bool json;
 	char **prog_argv;
+	const char *listen;                /* --listen HOST:PORT (docs/openmetrics.md) */
+	double linger_s;                   /* --linger S */
+	struct dpmu_om_publisher *publish; /* set when --listen's server runs */
 };
 
 /* A diagnosis in progress on one core: the group counting now. */
@@ -49,6 +52,9 @@ struct core_mon {
 	unsigned cpu, cluster, type;
 	struct dpmu_mon_watch w;
 	uint64_t last[4];                  /* AMU group-0 counters at the last interval */
+	uint64_t first[4];                 /* ... when the run started */
+	bool judged;                       /* cpi and stall: the latest judged interval's */
+	double cpi, stall;
 	uint64_t intervals;
 	double *cpis;                      /* every interval's CPI and end time */
 	uint64_t *ts;
@@ -73,6 +79,7 @@ struct mon {
 	struct core_mon core[DPMU_MAX_CORES];
 	struct dpmu_mon_events group_ev[DPMU_MON_DIAG_GROUPS];
 	unsigned anomalies;
+	uint64_t ticks;                    /* intervals ended */
 };
 
 /* The event log: a text line, or a JSON line with json_fields. */

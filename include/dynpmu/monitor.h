@@ -255,15 +255,19 @@ uint64_t dpmu_mon_purpose_interval(const char *purpose);
  * starts after `consecutive` intervals outside; it changes (a new anomaly)
  * when that many in a row leave the anomaly's own level (the median CPI of
  * its intervals after the first `consecutive`, with the same band) and
- * ends after that many back inside the band. */
+ * ends after that many back inside the band. An interval with fewer than
+ * min_insns instructions is not judged (dpmu_mon_watch_judges): its CPI
+ * measures a start or an end (a thread woken after a long wait, cold, or
+ * exiting), not a phase. */
 struct dpmu_mon_watch_opts {
 	unsigned learn;          /* intervals the baseline is learned from */
 	double k;                /* MADs of the band */
 	double floor;            /* least CPI band, as a fraction of the median */
 	double stall_floor;      /* least stall-share band, absolute (0..1) */
 	unsigned consecutive;    /* intervals in a row that start, change or end one */
+	uint64_t min_insns;      /* least instructions of a judged interval */
 };
-#define DPMU_MON_WATCH_DEFAULTS { 8, 4.0, 0.15, 0.05, 2 }
+#define DPMU_MON_WATCH_DEFAULTS { 8, 4.0, 0.15, 0.05, 2, 5000 }
 #define DPMU_MON_WATCH_LEARN_MAX 1024
 #define DPMU_MON_WATCH_LEVEL_MAX 64
 
@@ -301,6 +305,9 @@ int dpmu_mon_watch_init(struct dpmu_mon_watch *w, const struct dpmu_mon_watch_op
 /* One interval. */
 enum dpmu_mon_watch_event dpmu_mon_watch_step(struct dpmu_mon_watch *w, double cpi, double stall);
 /* Whether (cpi, stall) lies outside the baseline's band (after learning). */
+/* Whether an interval of these counts is judged: instructions at least
+ * min_insns, and cycles. */
+bool dpmu_mon_watch_judges(const struct dpmu_mon_watch *w, uint64_t insns, uint64_t cycles);
 bool dpmu_mon_watch_outside(const struct dpmu_mon_watch *w, double cpi, double stall);
 /* The band's CPI half-width. */
 double dpmu_mon_watch_band(const struct dpmu_mon_watch *w);

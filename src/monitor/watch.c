@@ -70,6 +70,11 @@ int dpmu_mon_watch_init(struct dpmu_mon_watch *w, const struct dpmu_mon_watch_op
 	return 0;
 }
 
+bool dpmu_mon_watch_judges(const struct dpmu_mon_watch *w, uint64_t insns, uint64_t cycles)
+{
+	return insns && cycles && insns >= w->o.min_insns;
+}
+
 double dpmu_mon_watch_band(const struct dpmu_mon_watch *w)
 {
 	return fmax(w->o.k * MAD_TO_SIGMA * w->base.cpi_mad, w->o.floor * w->base.cpi);

@@ -10,7 +10,11 @@
 #  4. --json lines parse, --save-baseline / --baseline round-trip, the
 #     trace unit's capture names the phase's function and decodes,
 #     --compare judges a run against a saved baseline, --trace replays;
-#  5. bad input: a message and exit status 2.
+#  5. threads: phases threads on one core, each thread its own baseline,
+#     the second thread's two phase changes its anomalies and none the
+#     first's, the threads' AMU counts adding up to the core's; thread
+#     baselines saved and read back;
+#  6. bad input: a message and exit status 2.
 set -u
 : "${DYNPMU:?DYNPMU: the dynpmu binary}"
 W=$(dirname "$DYNPMU")/workloads
@@ -143,7 +147,40 @@ if "$DYNPMU" monitor -I 1 --trace "$DPMU_SOURCE_DIR/tests/integration/traces/two
 	-o "$T/t.log" >/dev/null; then pass "--trace: a replay runs"
 else fail "--trace: the replay failed"; fi
 
-# 5. bad input
+# 5. threads sharing cpu0: per-thread counts from the switches
+if "$DYNPMU" monitor --json --cpus 0 -I $I_US -o "$T/th.json" --save-baseline "$T/thbase.json" -- \
+	"$W/phases" threads 2 >/dev/null; then
+	tb=$(jq -s '[.[] | select(.event == "thread_baseline")] | map(.thread) | sort | join(",")' "$T/th.json")
+	a0=$(jq -s '[.[] | select(.event == "thread_anomaly" and .thread == 0)] | length' "$T/th.json")
+	a1=$(jq -s '[.[] | select(.event == "thread_anomaly" and .thread == 1)] | length' "$T/th.json")
+	if [ "$tb" = '"0,1"' ] && [ "$a0" = 0 ] && [ "$a1" = 2 ]; then
+		pass "threads: own baselines, thread 1's two anomalies, none for thread 0"
+	else
+		fail "threads: baselines of threads $tb, anomalies: thread 0 $a0, thread 1 $a1 (want 0,1 / 0 / 2)"
+	fi
+	# every instruction and cycle of the core is some thread's
+	for ev in INST_RETIRED CPU_CYCLES STALL_BACKEND_MEM; do
+		core=$(jq -s "[.[] | select(.event == \"summary\")][0].amu.$ev" "$T/th.json")
+		thr=$(jq -s "[.[] | select(.event == \"thread_summary\") | .amu.$ev] | add" "$T/th.json")
+		if [ "$core" = "$thr" ] && [ "$core" -gt 0 ]; then pass "threads: $ev adds up ($core)"
+		else fail "threads: $ev: core $core, threads $thr"; fi
+	done
+	# the threads' baselines are saved and read back (no learning then)
+	n=$(jq '.threads | length' "$T/thbase.json")
+	if [ "$n" = 2 ] && "$DYNPMU" monitor --json --cpus 0 -I $I_US --baseline "$T/thbase.json" \
+		-o "$T/th2.json" -- "$W/phases" threads 2 >/dev/null; then
+		l=$(jq -s '[.[] | select(.event == "thread_baseline")] | length' "$T/th2.json")
+		a1=$(jq -s '[.[] | select(.event == "thread_anomaly" and .thread == 1)] | length' "$T/th2.json")
+		if [ "$l" = 0 ] && [ "$a1" = 2 ]; then pass "threads: saved baselines used"
+		else fail "threads: with saved baselines $l learned, thread 1 $a1 anomalies"; fi
+	else
+		fail "threads: $n thread baselines saved, or the run with them failed"
+	fi
+else
+	fail "threads: monitor failed"
+fi
+
+# 6. bad input
 bad() { # NAME WANT COMMAND...
 	name=$1 want=$2
 	shift 2
@@ -154,6 +191,7 @@ bad() { # NAME WANT COMMAND...
 }
 bad "interval" "--interval" "$DYNPMU" monitor -I 0 -- "$W/phases" steady 1
 bad "learn" "--learn" "$DYNPMU" monitor --learn 2 -- "$W/phases" steady 1
+bad "min-insns" "--min-insns" "$DYNPMU" monitor --min-insns 0 -- "$W/phases" steady 1
 bad "no program" "no program" "$DYNPMU" monitor
 bad "program and trace" "not both" "$DYNPMU" monitor --trace x.trace -- "$W/phases" steady 1
 bad "window" "--window" "$DYNPMU" monitor --window 70000 -- "$W/phases" steady 1

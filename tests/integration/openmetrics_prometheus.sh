@@ -191,6 +191,14 @@ query 'dynpmu_events_total{job="monitor",cpu="0"}' >"$T/prom_mon_counts"
 	fail "monitor AMU counts: log $(cat "$T/mon_counts"), Prometheus $(cat "$T/prom_mon_counts")"
 awk '$1 == 0 && $2 == "amu:INST_RETIRED" && $3 > 1000000 { ok = 1 } END { exit !ok }' \
 	"$T/prom_mon_counts" || fail "monitor cpu0 amu:INST_RETIRED: $(cat "$T/prom_mon_counts")"
+# the program's one thread ran all of cpu0's counts, in its own family
+# (with a thread label), as the log's thread summary has them
+query 'dynpmu_thread_events_total{job="monitor",thread="0"}' >"$T/prom_thr_counts"
+jq -r 'select(.event == "thread_summary" and .thread == 0) | .cpu as $c | .amu | to_entries[] |
+	"\($c) amu:\(.key) \(.value)"' "$T/mon.json" | sort >"$T/thr_counts"
+[ -s "$T/thr_counts" ] && cmp -s "$T/thr_counts" "$T/prom_thr_counts" &&
+	cmp -s "$T/thr_counts" "$T/mon_counts" ||
+	fail "thread 0's counts: log $(cat "$T/thr_counts"), Prometheus $(cat "$T/prom_thr_counts")"
 [ -z "$(query 'dynpmu_events_total{job="monitor",cpu!="0"}')" ] ||
 	fail "monitor: series of cores --cpus did not give: $(query 'dynpmu_events_total{job="monitor"}')"
 # same (jq's and Prometheus's shortest decimals of one double may differ in
@@ -202,17 +210,17 @@ for x in "dynpmu_monitor_cpi:[.[] | select(.event == \"summary\")][0].cpi" \
 	"dynpmu_monitor_memory_stall_ratio:[.[] | select(.event == \"summary\")][0].stall" \
 	"dynpmu_monitor_anomalies_total:[.[] | select(.event == \"anomaly\")] | length"; do
 	name=${x%%:*} expr=${x#*:}
-	want=$(mlog "$expr") got=$(query "$name{job=\"monitor\",cpu=\"0\"}" | awk '{print $3}')
+	want=$(mlog "$expr") got=$(query "$name{job=\"monitor\",cpu=\"0\",thread=\"\"}" | awk '{print $3}')
 	same "$want" "$got" || fail "monitor $name: log $want, Prometheus $got"
 done
 [ "$(mlog '[.[] | select(.event == "anomaly")] | length')" = 2 ] ||
 	fail "monitor under scrapes: not the two anomalies of the phases: $(cat "$T/mon.json")"
 # the baseline's CPI: the log prints four decimals
 want=$(mlog '[.[] | select(.event == "baseline")][0].cpi')
-got=$(query 'dynpmu_monitor_baseline_cpi{job="monitor",cpu="0"}' | awk '{print $3}')
+got=$(query 'dynpmu_monitor_baseline_cpi{job="monitor",cpu="0",thread=""}' | awk '{print $3}')
 awk -v a="$want" -v b="$got" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 5e-5) }' ||
 	fail "monitor baseline CPI: log $want, Prometheus $got"
-[ "$(query 'dynpmu_monitor_anomaly{job="monitor",cpu="0"}' | awk '{print $3}')" = 0 ] ||
+[ "$(query 'dynpmu_monitor_anomaly{job="monitor",cpu="0",thread=""}' | awk '{print $3}')" = 0 ] ||
 	fail "monitor: an anomaly still open at the end"
 kill -TERM "$mon_pid"
 wait "$mon_pid"

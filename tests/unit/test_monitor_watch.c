@@ -83,6 +83,21 @@ static void a_given_baseline_needs_no_learning(void **state)
 	assert_int_equal(dpmu_mon_watch_step(&w, 4.0, 0.1), DPMU_MON_ANOMALY_START);
 }
 
+/* An interval of too few instructions (a thread's start or end) is not
+ * judged; nor one with no cycles. */
+static void few_instructions_are_not_judged(void **state)
+{
+	(void)state;
+	struct dpmu_err err;
+	struct dpmu_mon_watch_opts o = DPMU_MON_WATCH_DEFAULTS;
+	o.min_insns = 1000;
+	assert_int_equal(dpmu_mon_watch_init(&w, &o, NULL, &err), 0);
+	assert_false(dpmu_mon_watch_judges(&w, 999, 100000));
+	assert_true(dpmu_mon_watch_judges(&w, 1000, 100000));
+	assert_false(dpmu_mon_watch_judges(&w, 5000, 0));
+	assert_false(dpmu_mon_watch_judges(&w, 0, 100));
+}
+
 static void bad_options_are_refused(void **state)
 {
 	(void)state;
@@ -118,6 +133,7 @@ int main(void)
 		cmocka_unit_test(the_baseline_is_median_and_mad),
 		cmocka_unit_test(an_anomaly_starts_changes_and_ends),
 		cmocka_unit_test(a_given_baseline_needs_no_learning),
+		cmocka_unit_test(few_instructions_are_not_judged),
 		cmocka_unit_test(bad_options_are_refused),
 		cmocka_unit_test(the_groups_name_their_events),
 	};

@@ -142,6 +142,35 @@ else
 	fail "compare: a run failed"
 fi
 
+# a program found in PATH: the captures name it by the path qemu ran (the
+# trace directory's "program", not the bare name), and decode from anywhere
+mkdir -p "$T/elsewhere"
+if (cd "$T/elsewhere" && PATH="$W:$PATH" "$DYNPMU" monitor --json --cpus 0 -I $I_US -o p.json \
+	--capture capP -- phases phased 2 >/dev/null) &&
+	n=$(cd / && "$DYNPMU" trace show --addresses "$T/elsewhere/capP/anomaly-1" | wc -l) &&
+	[ "$n" -ge 4000 ] &&
+	[ "$(jq -r .program "$T/elsewhere/capP/anomaly-1/meta.json")" -ef "$W/phases" ]; then
+	pass "PATH program: its capture names $W/phases and decodes ($n instructions)"
+else
+	fail "PATH program: the capture names '$(jq -r .program "$T/elsewhere/capP/anomaly-1/meta.json")' (want $W/phases) and decodes ${n:-no} instructions"
+fi
+
+# a capture that cannot be kept is logged, and the monitor goes on
+mkdir -p "$T/capF"
+: >"$T/capF/anomaly-1" # a file where the capture's directory would go
+if "$DYNPMU" monitor --json --cpus 0 -I $I_US -o "$T/f.json" --capture "$T/capF" -- \
+	"$W/phases" phased 2 >/dev/null; then
+	e=$(jq -rs '[.[] | select(.event == "capture_error")] | map("\(.anomaly):\(.stage)") | join(",")' "$T/f.json")
+	d=$(jq -s '[.[] | select(.event == "diagnosis")] | length' "$T/f.json")
+	if [ "$e" = "1:write" ] && [ "$d" = 2 ] && [ -d "$T/capF/anomaly-2" ]; then
+		pass "capture failure: logged, both diagnoses, the next capture kept"
+	else
+		fail "capture failure: errors '$e', $d diagnoses"
+	fi
+else
+	fail "capture failure: the monitor stopped ($(cat "$T/f.json" | tail -2))"
+fi
+
 # --trace: a replayed instruction trace is watched too
 if "$DYNPMU" monitor -I 1 --trace "$DPMU_SOURCE_DIR/tests/integration/traces/two_cores.trace" \
 	-o "$T/t.log" >/dev/null; then pass "--trace: a replay runs"

@@ -595,11 +595,17 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 {
 	*bad_input = true;
 	struct dpmu_backend *b = NULL;
+	char program[4096] = "";
 	int rc;
 	if (o->trace) {
 		struct dpmu_sim_options so = { .profile = o->profile, .trace = o->trace };
 		rc = dpmu_sim_create(&so, &b, err);
 	} else {
+		/* the path qemu runs, for the captures' program image: PROGRAM
+		 * may be a name found in PATH */
+		rc = dpmu_qemu_check_program(o->prog_argv[0], o->sysroot, program, sizeof program, err);
+		if (rc)
+			return rc;
 		struct dpmu_qemu_options qo = { .profile = o->profile, .program = o->prog_argv[0],
 						.argv = o->prog_argv, .sysroot = o->sysroot,
 						.cpus = o->cpus };
@@ -615,6 +621,7 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 	m->o = o;
 	m->b = b;
 	m->out = out;
+	memcpy(m->program, program, sizeof m->program);
 	m->next_ns = o->interval_ns;
 	rc = resolve_groups(m, b->cores, err);
 	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++) {

@@ -95,6 +95,7 @@ struct mon {
 	const struct mon_opts *o;
 	struct dpmu_backend *b;
 	FILE *out;
+	char program[4096];                /* the program's path, resolved (the captures' image) */
 	uint64_t next_ns, last_ns;
 	struct core_mon core[DPMU_MAX_CORES];
 	struct dpmu_mon_events group_ev[DPMU_MON_DIAG_GROUPS];

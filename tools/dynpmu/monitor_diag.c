@@ -67,6 +67,22 @@ static int diag_collect(struct mon *m, struct core_mon *c, struct dpmu_err *err)
 	return cl ? dpmu_drv_cluster_enable(d, unit, false, err) : dpmu_drv_pmu_enable(d, unit, false, err);
 }
 
+/* A capture that failed (the trace unit, its decode, its directory) is an
+ * event of the log, not the monitor's end: the diagnosis has its cause
+ * without it, and the run goes on. */
+static void capture_failed(struct mon *m, struct core_mon *c, uint64_t now, const char *what,
+			   struct dpmu_err *err)
+{
+	char text[600], json[700], esc[400];
+	snprintf(text, sizeof text, "  capture %u failed (%s): %s", c->anomaly, what,
+		 dpmu_errmsg(err));
+	dpmu_mon_json_escape(dpmu_errmsg(err), esc, sizeof esc);
+	snprintf(json, sizeof json, "\"anomaly\":%u,\"stage\":\"%s\",\"error\":\"%s\"", c->anomaly,
+		 what, esc);
+	dpmu_mon_log(m, now, c, "capture_error", json, text);
+	dpmu_err_clear(err);
+}
+
 /* The trace unit captures the next --window instructions (a program run
  * only: a replayed trace has no program image). */
 static int capture_start(struct mon *m, struct core_mon *c, struct dpmu_err *err)
@@ -84,12 +100,12 @@ static int capture_start(struct mon *m, struct core_mon *c, struct dpmu_err *err
 	return rc;
 }
 
-/* The capture's hot functions, and the capture kept with --capture. */
-static int capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+/* The capture's hot functions, and the capture kept with --capture; what
+ * failed goes to *what. */
+static int capture_keep(struct mon *m, struct core_mon *c, uint64_t now, const char **what,
+			struct dpmu_err *err)
 {
-	if (!c->tracing)
-		return 0;
-	c->tracing = false;
+	*what = "stop";
 	int rc = dpmu_drv_etm_stop(m->b->drv, c->cpu, err);
 	if (rc)
 		return rc;
@@ -121,7 +137,7 @@ static int capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct d
 	t.event_at = st.event_at;
 	const struct dpmu_profile *p = m->b->profile;
 	snprintf(t.core_type, sizeof t.core_type, "%.47s", p->core_types[c->type].name);
-	t.program = (char *)m->o->prog_argv[0];
+	t.program = m->program; /* resolved: PROGRAM may have been found in PATH */
 	struct dpmu_qemu_mapping maps[DPMU_TRACEDIR_MAX_MAPS];
 	size_t nm = dpmu_qemu_mappings(m->b, maps, DPMU_TRACEDIR_MAX_MAPS);
 	for (size_t i = 0; i < nm && i < DPMU_TRACEDIR_MAX_MAPS; i++)
@@ -130,6 +146,7 @@ static int capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct d
 	struct dpmu_an_hot hot[32];
 	size_t nh = 0;
 	uint64_t total = 0;
+	*what = "decode";
 	rc = dpmu_an_trace_hot(&t, hot, 32, &nh, &total, err);
 	if (!rc && total) {
 		char text[400] = "", json[600] = "", esc[200];
@@ -154,6 +171,7 @@ static int capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct d
 	if (!rc && m->o->capture) {
 		char dir[2048];
 		snprintf(dir, sizeof dir, "%.2000s/anomaly-%u", m->o->capture, c->anomaly);
+		*what = "write";
 		rc = dpmu_tracedir_write(dir, &t, err);
 		if (!rc) {
 			char text[4200], json[4200], esc[4096];
@@ -165,6 +183,16 @@ static int capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct d
 	}
 	free(bytes);
 	return rc;
+}
+
+static void capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	if (!c->tracing)
+		return;
+	c->tracing = false;
+	const char *what;
+	if (capture_keep(m, c, now, &what, err))
+		capture_failed(m, c, now, what, err);
 }
 
 int dpmu_mon_diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
@@ -184,8 +212,8 @@ int dpmu_mon_diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct 
 	c->d.group = 0;
 	c->d.insns = c->d.cycles = 0;
 	c->d.start_ns = now;
-	if (!rc)
-		rc = capture_start(m, c, err);
+	if (!rc && capture_start(m, c, err))
+		capture_failed(m, c, now, "start", err);
 	return rc ? rc : diag_program(m, c, err);
 }
 
@@ -232,7 +260,8 @@ static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 			snprintf(text, sizeof text, "  advice: %s", adv[i].text);
 			dpmu_mon_log(m, now, c, "advice", json, text);
 		}
-	return capture_end(m, c, now, err);
+	capture_end(m, c, now, err);
+	return 0;
 }
 
 int dpmu_mon_diag_interval(struct mon *m, struct core_mon *c, uint64_t now, uint64_t insns,

@@ -1,5 +1,5 @@
 /*
- * phases phased|steady|threads [INSNS_M]: a program whose behaviour changes, for
+ * phases phased|steady|threads|twins [INSNS_M]: a program whose behaviour changes, for
  * the monitor's anomaly watch (docs/monitor.md; seed 003 section 7.2).
  *
  * phased runs four phases of 2, 1/4, 1 and 2 times INSNS_M million
@@ -13,8 +13,10 @@
  * steady runs phase 1 for the same number of instructions. threads runs
  * phased on a second thread while the first runs phase 1 as long as steady:
  * on one core (dynpmu monitor --cpus 0) the threads take turns, and only
- * the second one's CPI changes (the monitor's per-thread baselines). Each
- * prints a checksum.
+ * the second one's CPI changes (the monitor's per-thread baselines). twins
+ * runs phased on both threads at once: on two cores of a cluster (--cpus
+ * 0,1) both diagnose together, and their cluster PMU is one. Each prints a
+ * checksum.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -29,6 +31,7 @@ static const struct dpmu_wl_variant variants[] = {
 	{"phased", "cache-friendly, L2 thrash, branchy, cache-friendly"},
 	{"steady", "cache-friendly throughout"},
 	{"threads", "phased on a second thread, cache-friendly on the first meanwhile"},
+	{"twins", "phased on two threads at once"},
 };
 
 #if defined(__clang__)
@@ -101,7 +104,7 @@ static void *dpmu_phases_run(void *arg)
 int main(int argc, char **argv)
 {
 	const char *args = "[INSNS_M]";
-	size_t v = dpmu_wl_variant(argc, argv, args, variants, 3);
+	size_t v = dpmu_wl_variant(argc, argv, args, variants, 4);
 	uint64_t m = dpmu_wl_size(argc, argv, 2, "INSNS_M", DPMU_PHASES_DEFAULT_M, 1, 1000);
 	dpmu_wl_max_args(argc, argv, 3, args);
 	uint64_t per = m * 1000000u;
@@ -147,9 +150,16 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s: pthread_create failed\n", argv[0]);
 				return 1;
 			}
-			/* as many instructions as steady: about as long as the
-			 * second thread's phases */
-			uint64_t mine = dpmu_phase_friendly(own, n, 5 * per + per / 4);
+			/* threads: as many instructions as steady, about as long
+			 * as the second thread's phases; twins: the phases too */
+			uint64_t mine;
+			if (v == 2) {
+				mine = dpmu_phase_friendly(own, n, 5 * per + per / 4);
+			} else {
+				struct dpmu_phases_work w2 = { .a = own, .d = d, .next = next, .per = per };
+				dpmu_phases_run(&w2);
+				mine = w2.h;
+			}
 			pthread_join(t, NULL);
 			free(own);
 			h = dpmu_wl_mix(h, mine);

@@ -261,16 +261,20 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 	}
 	c->ts[c->ncpis] = now;
 	c->cpis[c->ncpis++] = (double)cyc / (double)ins;
-	if (c->d.group >= 0) {
-		rc = dpmu_mon_diag_interval(m, c, now, ins, cyc, err);
-		if (rc)
-			return rc;
-	}
 	double cpi = (double)cyc / (double)ins, stall = (double)stl / (double)cyc;
 	c->judged = true;
 	c->cpi = cpi;
 	c->stall = stall;
 	enum dpmu_mon_watch_event e = dpmu_mon_watch_step(&c->w, cpi, stall);
+	bool starts = e == DPMU_MON_ANOMALY_START || e == DPMU_MON_ANOMALY_CHANGE;
+	/* the running diagnosis's group counted this interval; an interval that
+	 * starts a new anomaly is the new one's, so a diagnosis running then
+	 * ends without it (dpmu_mon_diag_begin) */
+	if (c->d.group >= 0 && !starts) {
+		rc = dpmu_mon_diag_interval(m, c, now, ins, cyc, err);
+		if (rc)
+			return rc;
+	}
 	switch (e) {
 	case DPMU_MON_BASELINE:
 		c->base_ns = now;
@@ -289,7 +293,7 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 		break;
 	}
 	dpmu_mon_watch_log(m, now, c, -1, e, &c->w, c->anomaly, c->anomaly_ns, cpi, stall);
-	if (!rc && (e == DPMU_MON_ANOMALY_START || e == DPMU_MON_ANOMALY_CHANGE))
+	if (!rc && starts)
 		rc = dpmu_mon_diag_begin(m, c, now, err);
 	if (e == DPMU_MON_ANOMALY_END)
 		c->anomaly = 0;
@@ -306,7 +310,8 @@ void dpmu_mon_watch_log(struct mon *m, uint64_t now, const struct core_mon *c, i
 		[DPMU_MON_ANOMALY_CHANGE] = { "anomaly", "thread_anomaly" },
 		[DPMU_MON_ANOMALY_END] = { "anomaly_end", "thread_anomaly_end" },
 	};
-	if (e == DPMU_MON_NOTHING)
+	/* a lone thread's lines would repeat its core's */
+	if (e == DPMU_MON_NOTHING || (thread >= 0 && m->nthreads < 2))
 		return;
 	char who[32] = "", tj[32] = "", text[400], json[400];
 	if (thread >= 0) {
@@ -682,6 +687,10 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 				       : b->ops->run(b, DPMU_MON_POLL_INSNS, tick, m, err);
 	}
 	uint64_t end = b->ops->time_ns(b);
+	/* a diagnosis the run's end cut short still names what it found */
+	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++)
+		if (m->core[i].used)
+			rc = dpmu_mon_diag_finish(m, &m->core[i], end, "the run ended", err);
 	/* the counts since the last interval (not judged: it may be short) go
 	 * into the totals the summary and the endpoint give */
 	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++) {

@@ -40,6 +40,11 @@ struct mon_opts {
 /* A diagnosis in progress on one core: the group counting now. */
 struct diag {
 	int group;                         /* -1: none */
+	unsigned anomaly;                  /* the anomaly it diagnoses */
+	size_t anom;                       /* ... its entry of core_mon.anom */
+	unsigned counted, skipped;         /* groups whose counts are in t; left out */
+	uint64_t group_ns;                 /* when the group counting now started */
+	uint64_t counted_ns;               /* time the counted groups counted, in all */
 	unsigned n;                        /* events programmed */
 	uint16_t code[MAX_EVENTS];
 	const char *name[MAX_EVENTS];
@@ -99,10 +104,14 @@ struct mon {
 	uint64_t next_ns, last_ns;
 	struct core_mon core[DPMU_MAX_CORES];
 	struct dpmu_mon_events group_ev[DPMU_MON_DIAG_GROUPS];
+	/* the core (cpu + 1; 0: none) whose diagnosis counts on each
+	 * cluster's PMU: one at a time, as its counters are the cluster's */
+	unsigned cluster_owner[DPMU_MAX_CLUSTERS];
 	unsigned anomalies;
 	uint64_t ticks;                    /* intervals ended */
 	struct thread_mon *thr;            /* by thread number */
 	size_t capthr;
+	unsigned nthreads;                 /* threads seen */
 	unsigned thread_anomalies;         /* numbered apart from the cores' */
 };
 
@@ -142,5 +151,10 @@ size_t dpmu_mon_threads_watch(const struct mon *m, struct dpmu_om_watch *w, size
 int dpmu_mon_diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err);
 int dpmu_mon_diag_interval(struct mon *m, struct core_mon *c, uint64_t now, uint64_t insns,
 			   uint64_t cycles, struct dpmu_err *err);
+/* The running diagnosis (if any) ends now with the groups it has counted,
+ * its cause logged as partial, cut short by `why` ("anomaly 3 began",
+ * "the run ended"). A new anomaly's diagnosis calls it first. */
+int dpmu_mon_diag_finish(struct mon *m, struct core_mon *c, uint64_t now, const char *why,
+			 struct dpmu_err *err);
 
 #endif

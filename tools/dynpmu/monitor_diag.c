@@ -45,9 +45,53 @@ static int diag_program(struct mon *m, struct core_mon *c, struct dpmu_err *err)
 	return rc;
 }
 
-/* The group that counted this interval: its counts into the sample. */
-static int diag_collect(struct mon *m, struct core_mon *c, struct dpmu_err *err)
+/* The group counting now stops, and a cluster PMU is free for another
+ * core's diagnosis. */
+static int diag_stop(struct mon *m, struct core_mon *c, struct dpmu_err *err)
 {
+	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
+	if (g->target != DPMU_MON_CLUSTER)
+		return dpmu_drv_pmu_enable(m->b->drv, c->cpu, false, err);
+	m->cluster_owner[c->cluster] = 0;
+	return dpmu_drv_cluster_enable(m->b->drv, c->cluster, false, err);
+}
+
+/* Program group c->d.group, or the next that can count now: a cluster's
+ * PMU is shared by its cores, so while another core's diagnosis counts
+ * there, this one skips the cluster's group and says so. 1: no group left. */
+static int diag_next(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	for (; c->d.group < DPMU_MON_DIAG_GROUPS; c->d.group++) {
+		const struct dpmu_mon_diag *g =
+			dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
+		if (g->target == DPMU_MON_CLUSTER) {
+			unsigned owner = m->cluster_owner[c->cluster];
+			if (owner && owner != c->cpu + 1) {
+				char text[300], json[300];
+				snprintf(text, sizeof text,
+					 "  diagnosis %u: %s group skipped: cluster%u's PMU counts for "
+					 "cpu%u's diagnosis",
+					 c->d.anomaly, g->name, c->cluster, owner - 1);
+				snprintf(json, sizeof json,
+					 "\"anomaly\":%u,\"group\":\"%s\",\"cluster\":%u,\"owner\":%u",
+					 c->d.anomaly, g->name, c->cluster, owner - 1);
+				dpmu_mon_log(m, now, c, "group_skipped", json, text);
+				c->d.skipped++;
+				continue;
+			}
+			m->cluster_owner[c->cluster] = c->cpu + 1;
+		}
+		c->d.group_ns = now;
+		return diag_program(m, c, err);
+	}
+	return 1;
+}
+
+/* The group that counted this interval: its counts into the sample. */
+static int diag_collect(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+{
+	uint64_t ran = now > c->d.group_ns ? now - c->d.group_ns : 1;
+	c->d.counted_ns += ran;
 	struct dpmu_drv *d = m->b->drv;
 	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
 	bool cl = g->target == DPMU_MON_CLUSTER;
@@ -60,11 +104,15 @@ static int diag_collect(struct mon *m, struct core_mon *c, struct dpmu_err *err)
 			    : dpmu_drv_pmu_read(d, unit, k, &v, err);
 		if (rc)
 			return rc;
-		rc = dpmu_an_count_add(u, c->d.name[k], true, v, 1, 1, err);
+		/* on a counter for this group's interval only: diag_end makes
+		 * the whole diagnosis its enabled time, so that each group's
+		 * count is estimated over the same instructions, as perf
+		 * scales a multiplexed count */
+		rc = dpmu_an_count_add(u, c->d.name[k], true, v, ran, ran, err);
 		if (rc)
 			return rc;
 	}
-	return cl ? dpmu_drv_cluster_enable(d, unit, false, err) : dpmu_drv_pmu_enable(d, unit, false, err);
+	return diag_stop(m, c, err);
 }
 
 /* A capture that failed (the trace unit, its decode, its directory) is an
@@ -74,10 +122,10 @@ static void capture_failed(struct mon *m, struct core_mon *c, uint64_t now, cons
 			   struct dpmu_err *err)
 {
 	char text[600], json[700], esc[400];
-	snprintf(text, sizeof text, "  capture %u failed (%s): %s", c->anomaly, what,
+	snprintf(text, sizeof text, "  capture %u failed (%s): %s", c->d.anomaly, what,
 		 dpmu_errmsg(err));
 	dpmu_mon_json_escape(dpmu_errmsg(err), esc, sizeof esc);
-	snprintf(json, sizeof json, "\"anomaly\":%u,\"stage\":\"%s\",\"error\":\"%s\"", c->anomaly,
+	snprintf(json, sizeof json, "\"anomaly\":%u,\"stage\":\"%s\",\"error\":\"%s\"", c->d.anomaly,
 		 what, esc);
 	dpmu_mon_log(m, now, c, "capture_error", json, text);
 	dpmu_err_clear(err);
@@ -153,7 +201,7 @@ static int capture_keep(struct mon *m, struct core_mon *c, uint64_t now, const c
 		size_t k = (size_t)snprintf(text, sizeof text, "  hot:");
 		size_t j = (size_t)snprintf(json, sizeof json, "\"anomaly\":%u,\"insns\":%" PRIu64
 								",\"functions\":[",
-					    c->anomaly, total);
+					    c->d.anomaly, total);
 		for (size_t i = 0; i < nh && i < HOT_SHOWN && k < sizeof text && j < sizeof json; i++) {
 			double share = 100.0 * (double)hot[i].insns / (double)total;
 			k += (size_t)snprintf(text + k, sizeof text - k, "%s %s %.1f%%", i ? "," : "",
@@ -170,14 +218,14 @@ static int capture_keep(struct mon *m, struct core_mon *c, uint64_t now, const c
 	}
 	if (!rc && m->o->capture) {
 		char dir[2048];
-		snprintf(dir, sizeof dir, "%.2000s/anomaly-%u", m->o->capture, c->anomaly);
+		snprintf(dir, sizeof dir, "%.2000s/anomaly-%u", m->o->capture, c->d.anomaly);
 		*what = "write";
 		rc = dpmu_tracedir_write(dir, &t, err);
 		if (!rc) {
 			char text[4200], json[4200], esc[4096];
 			snprintf(text, sizeof text, "  trace: %s (dynpmu trace show %s)", dir, dir);
 			dpmu_mon_json_escape(dir, esc, sizeof esc);
-			snprintf(json, sizeof json, "\"anomaly\":%u,\"dir\":\"%s\"", c->anomaly, esc);
+			snprintf(json, sizeof json, "\"anomaly\":%u,\"dir\":\"%s\"", c->d.anomaly, esc);
 			dpmu_mon_log(m, now, c, "trace", json, text);
 		}
 	}
@@ -195,14 +243,24 @@ static void capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct 
 		capture_failed(m, c, now, what, err);
 }
 
+static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, const char *partial,
+		    struct dpmu_err *err);
+
 int dpmu_mon_diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
 {
+	/* a diagnosis still running is the last anomaly's: it ends with what
+	 * it has counted, so that each anomaly gets its own cause */
+	char why[64];
+	snprintf(why, sizeof why, "anomaly %u began", c->anomaly);
+	int rc = dpmu_mon_diag_finish(m, c, now, why, err);
+	if (rc)
+		return rc;
 	dpmu_an_table_free(&c->d.t);
 	dpmu_an_table_init(&c->d.t);
 	struct dpmu_an_sample *s;
 	struct dpmu_an_unit *u;
 	char name[32];
-	int rc = dpmu_an_sample_add(&c->d.t, now, 0, &s, err);
+	rc = dpmu_an_sample_add(&c->d.t, now, 0, &s, err);
 	snprintf(name, sizeof name, "cpu%u", c->cpu);
 	if (!rc)
 		rc = dpmu_an_unit_add(s, DPMU_AN_CPU, c->cpu, name, 0, &u, err);
@@ -210,18 +268,31 @@ int dpmu_mon_diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct 
 	if (!rc)
 		rc = dpmu_an_unit_add(s, DPMU_AN_CLUSTER, c->cluster, name, 0, &u, err);
 	c->d.group = 0;
+	c->d.counted = c->d.skipped = 0;
+	c->d.counted_ns = 0;
+	c->d.anomaly = c->anomaly;
+	c->d.anom = c->nanom - 1;
 	c->d.insns = c->d.cycles = 0;
 	c->d.start_ns = now;
 	if (!rc && capture_start(m, c, err))
 		capture_failed(m, c, now, "start", err);
-	return rc ? rc : diag_program(m, c, err);
+	if (!rc)
+		rc = diag_next(m, c, now, err);
+	return rc == 1 ? diag_end(m, c, now, NULL, err) : rc;
 }
 
-/* The groups have all counted: the cause. */
-static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
+/* The groups have counted (all, or those before `partial` said why the
+ * diagnosis ended early): the cause. */
+static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, const char *partial,
+		    struct dpmu_err *err)
 {
 	struct dpmu_an_sample *s = &c->d.t.samples[0];
-	s->length_ns = now - c->d.start_ns;
+	s->length_ns = c->d.counted_ns;
+	/* each group counted for its interval of the diagnosis: the counts
+	 * are estimated over all the groups' intervals (dpmu_an_count_estimate) */
+	for (size_t k = 0; k < s->nunits; k++)
+		for (size_t i = 0; i < s->units[k].ncounts; i++)
+			s->units[k].counts[i].enabled_ns = c->d.counted_ns;
 	/* the AMU's instructions and cycles over the same intervals, on both
 	 * units (the cluster's snoops per instruction of this core) */
 	for (unsigned k = 0; k < 2; k++) {
@@ -232,22 +303,38 @@ static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 			return rc;
 	}
 	struct dpmu_an_cause cause;
-	int rc = dpmu_an_diagnose(&c->d.t, 0, s->units[0].name, s->units[1].name, &cause, err);
+	int rc = c->d.counted ? dpmu_an_diagnose(&c->d.t, 0, s->units[0].name, s->units[1].name,
+						 &cause, err)
+			      : DPMU_ENOENT;
 	c->d.group = -1;
-	if (rc)
+	/* cut short, the groups that counted may give no metric at all */
+	if (rc == DPMU_ENOENT && partial) {
+		memset(&cause, 0, sizeof cause);
+		cause.group = cause.metric = "";
+		snprintf(cause.text, sizeof cause.text, "no metric (%u of %u groups counted)",
+			 c->d.counted, DPMU_MON_DIAG_GROUPS);
+		dpmu_err_clear(err);
+	} else if (rc) {
 		return rc;
-	if (c->nanom)
-		snprintf(c->anom[c->nanom - 1].cause, sizeof c->anom[0].cause, "%s%s", cause.group,
+	}
+	if (c->d.anom < c->nanom && cause.group[0])
+		snprintf(c->anom[c->d.anom].cause, sizeof c->anom[0].cause, "%s%s", cause.group,
 			 cause.found ? "" : "?");
-	char text[600], json[700], esc[300];
-	snprintf(text, sizeof text, "diagnosis %u: %s%s", c->anomaly, cause.found ? "" : "no clear cause; nearest: ",
-		 cause.text);
+	char text[700], json[800], esc[300], note[160] = "", jnote[200] = "";
+	if (partial) {
+		snprintf(note, sizeof note, " (partial: %u of %u groups counted before %s)",
+			 c->d.counted, DPMU_MON_DIAG_GROUPS, partial);
+		snprintf(jnote, sizeof jnote, ",\"partial\":true,\"groups_counted\":%u,\"cut_by\":\"%s\"",
+			 c->d.counted, partial);
+	}
+	snprintf(text, sizeof text, "diagnosis %u%s: %s%s", c->d.anomaly, note,
+		 cause.found || !cause.group[0] ? "" : "no clear cause; nearest: ", cause.text);
 	dpmu_mon_json_escape(cause.text, esc, sizeof esc);
 	snprintf(json, sizeof json,
 		 "\"anomaly\":%u,\"cause\":\"%s\",\"found\":%s,\"metric\":\"%s\",\"value\":%.4g,"
-		 "\"threshold\":%.4g,\"text\":\"%s\"",
-		 c->anomaly, cause.group, cause.found ? "true" : "false", cause.metric, cause.value,
-		 cause.threshold, esc);
+		 "\"threshold\":%.4g,\"text\":\"%s\"%s",
+		 c->d.anomaly, cause.group, cause.found ? "true" : "false", cause.metric, cause.value,
+		 cause.threshold, esc, jnote);
 	dpmu_mon_log(m, now, c, "diagnosis", json, text);
 	/* the seeds' advice on the same counts */
 	struct dpmu_an_advice adv[8];
@@ -256,7 +343,7 @@ static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 		for (size_t i = 0; i < na && i < 8; i++) {
 			dpmu_mon_json_escape(adv[i].text, esc, sizeof esc);
 			snprintf(json, sizeof json, "\"anomaly\":%u,\"rule\":\"%s\",\"text\":\"%s\"",
-				 c->anomaly, adv[i].rule->name, esc);
+				 c->d.anomaly, adv[i].rule->name, esc);
 			snprintf(text, sizeof text, "  advice: %s", adv[i].text);
 			dpmu_mon_log(m, now, c, "advice", json, text);
 		}
@@ -269,10 +356,21 @@ int dpmu_mon_diag_interval(struct mon *m, struct core_mon *c, uint64_t now, uint
 {
 	c->d.insns += insns;
 	c->d.cycles += cycles;
-	int rc = diag_collect(m, c, err);
-	if (!rc && ++c->d.group < DPMU_MON_DIAG_GROUPS)
-		rc = diag_program(m, c, err);
-	else if (!rc)
-		rc = diag_end(m, c, now, err);
-	return rc;
+	int rc = diag_collect(m, c, now, err);
+	if (rc)
+		return rc;
+	c->d.counted++;
+	c->d.group++;
+	rc = diag_next(m, c, now, err);
+	return rc == 1 ? diag_end(m, c, now, NULL, err) : rc;
+}
+
+int dpmu_mon_diag_finish(struct mon *m, struct core_mon *c, uint64_t now, const char *why,
+			 struct dpmu_err *err)
+{
+	if (c->d.group < 0)
+		return 0;
+	/* the group counting now has counted part of an interval: left out */
+	int rc = diag_stop(m, c, err);
+	return rc ? rc : diag_end(m, c, now, why, err);
 }

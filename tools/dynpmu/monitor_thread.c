@@ -6,7 +6,10 @@
  * dpmu_mon_thread_switched at each (dpmu_backend_ops.on_switch, where a
  * kernel's context switch saves a task's counters), and each interval the
  * thread still running is charged up to the interval's end. A thread that
- * retired nothing in an interval is not judged, as a core is not.
+ * retired nothing in an interval is not judged, as a core is not. A
+ * program's only thread is its core's series: its log lines, which would
+ * repeat the core's, are written once the program has a second thread (the
+ * endpoint has its series all the same).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -44,6 +47,7 @@ static int thread_get(struct mon *m, int id, struct thread_mon **out, struct dpm
 			return rc;
 		t->used = true;
 		t->id = id;
+		m->nthreads++;
 	}
 	*out = t;
 	return 0;
@@ -119,7 +123,7 @@ int dpmu_mon_threads_interval(struct mon *m, uint64_t now, struct dpmu_err *err)
 
 void dpmu_mon_threads_summary(struct mon *m, uint64_t end)
 {
-	for (size_t i = 0; i < m->capthr; i++) {
+	for (size_t i = 0; m->nthreads > 1 && i < m->capthr; i++) {
 		const struct thread_mon *t = &m->thr[i];
 		if (!t->used || !t->intervals)
 			continue;

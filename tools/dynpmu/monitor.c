@@ -270,7 +270,7 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 	/* the running diagnosis's group counted this interval; an interval that
 	 * starts a new anomaly is the new one's, so a diagnosis running then
 	 * ends without it (dpmu_mon_diag_begin) */
-	if (c->d.group >= 0 && !starts) {
+	if (c->d.s.group >= 0 && !starts) {
 		rc = dpmu_mon_diag_interval(m, c, now, ins, cyc, err);
 		if (rc)
 			return rc;
@@ -570,32 +570,6 @@ static int write_svg(const struct mon *m, const char *path, struct dpmu_err *err
 
 /* ---- the run -------------------------------------------------------------------- */
 
-static int resolve_groups(struct mon *m, uint64_t cores, struct dpmu_err *err)
-{
-	for (unsigned g = 0; g < DPMU_MON_DIAG_GROUPS; g++) {
-		const struct dpmu_mon_diag *dg = dpmu_mon_diag_group((enum dpmu_mon_diag_group)g);
-		struct dpmu_mon_events *ev = &m->group_ev[g];
-		memset(ev, 0, sizeof *ev);
-		for (unsigned i = 0; i < MAX_EVENTS && dg->events[i]; i++) {
-			char name[96];
-			snprintf(name, sizeof name, dg->target == DPMU_MON_CLUSTER ? "cluster/%s/" : "%s",
-				 dg->events[i]);
-			struct dpmu_mon_events one;
-			struct dpmu_err e2;
-			if (dpmu_mon_events_parse(name, m->b->profile, cores, &one, &e2)) {
-				/* not in this profile's catalogs: the group counts without it */
-				for (unsigned t = 0; t < DPMU_MAX_CORE_TYPES; t++)
-					one.ev[0].code[t] = DPMU_MON_NO_CODE;
-				for (unsigned cl = 0; cl < DPMU_MAX_CLUSTERS; cl++)
-					one.ev[0].cluster_code[cl] = DPMU_MON_NO_CODE;
-			}
-			ev->ev[ev->n++] = one.ev[0];
-		}
-	}
-	(void)err;
-	return 0;
-}
-
 static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *bad_input)
 {
 	*bad_input = true;
@@ -628,7 +602,7 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 	m->out = out;
 	memcpy(m->program, program, sizeof m->program);
 	m->next_ns = o->interval_ns;
-	rc = resolve_groups(m, b->cores, err);
+	rc = dpmu_mon_diagnoser_init(&m->dx, b->drv, b->profile, b->cores, err);
 	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++) {
 		if (!(b->cores >> i & 1))
 			continue;
@@ -641,9 +615,8 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 		c->cpu = i;
 		c->cluster = cl;
 		c->type = (unsigned)(t - b->profile->core_types);
-		c->d.group = -1;
+		dpmu_mon_diagnosis_init(&c->d.s, i, cl, c->type);
 		c->thread = -1;
-		dpmu_an_table_init(&c->d.t);
 		struct dpmu_mon_baseline base;
 		int have = o->load ? dpmu_mon_baseline_load("--baseline", o->load, "cores", "cpu", i,
 							    &base, err)
@@ -737,7 +710,6 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 	}
 	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
 		struct core_mon *c = &m->core[i];
-		dpmu_an_table_free(&c->d.t);
 		free(c->cpis);
 		free(c->ts);
 		free(c->anom);

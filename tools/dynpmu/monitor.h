@@ -20,7 +20,6 @@
 #define AMU_CYCLES 0         /* group-0 AMU counters (AMUv1) */
 #define AMU_INSTS 2
 #define AMU_STALL_MEM 3
-#define MAX_EVENTS 6
 #define DEFAULT_WINDOW 4000  /* instructions a capture traces */
 #define SINK_BYTES (256u << 10)
 #define HOT_SHOWN 3
@@ -37,20 +36,11 @@ struct mon_opts {
 	struct dpmu_om_publisher *publish; /* set when --listen's server runs */
 };
 
-/* A diagnosis in progress on one core: the group counting now. */
+/* A core's diagnosis: the state machine's (src/monitor/diagnosis.c), and
+ * the command's part. */
 struct diag {
-	int group;                         /* -1: none */
-	unsigned anomaly;                  /* the anomaly it diagnoses */
-	size_t anom;                       /* ... its entry of core_mon.anom */
-	unsigned counted, skipped;         /* groups whose counts are in t; left out */
-	uint64_t group_ns;                 /* when the group counting now started */
-	uint64_t counted_ns;               /* time the counted groups counted, in all */
-	unsigned n;                        /* events programmed */
-	uint16_t code[MAX_EVENTS];
-	const char *name[MAX_EVENTS];
-	uint64_t insns, cycles;            /* the AMU's, while the groups counted */
-	uint64_t start_ns;
-	struct dpmu_an_table t;            /* one sample: cpuN and clusterM units */
+	struct dpmu_mon_diagnosis s;
+	size_t anom;                       /* its anomaly's entry of core_mon.anom */
 };
 
 /* A thread of the program, watched with its own baseline (seed 003
@@ -103,10 +93,7 @@ struct mon {
 	char program[4096];                /* the program's path, resolved (the captures' image) */
 	uint64_t next_ns, last_ns;
 	struct core_mon core[DPMU_MAX_CORES];
-	struct dpmu_mon_events group_ev[DPMU_MON_DIAG_GROUPS];
-	/* the core (cpu + 1; 0: none) whose diagnosis counts on each
-	 * cluster's PMU: one at a time, as its counters are the cluster's */
-	unsigned cluster_owner[DPMU_MAX_CLUSTERS];
+	struct dpmu_mon_diagnoser dx;      /* the groups, the cluster PMUs' owners */
 	unsigned anomalies;
 	uint64_t ticks;                    /* intervals ended */
 	struct thread_mon *thr;            /* by thread number */

@@ -1,9 +1,10 @@
 /*
  * dynpmu monitor's diagnosis (seed 003 section 7.2, steps 2 and 3): on an
- * anomaly, the PMU groups of dpmu_mon_diag_group count in turn, one
- * interval each, through the driver; the cause is named from their counts
- * (src/analysis/diagnose.c) with the seeds' advice; the trace unit
- * captures the next instructions and its decode names the hot functions.
+ * anomaly, the PMU groups count in turn, one interval each (the state
+ * machine is src/monitor/diagnosis.c's, behind the driver); here the cause
+ * is named from their counts (src/analysis/diagnose.c) with the seeds'
+ * advice and logged, and the trace unit captures the next instructions,
+ * its decode naming the hot functions.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,104 +18,6 @@
 #include "dynpmu/qemu.h"
 #include "dynpmu/tracedir.h"
 
-static int diag_program(struct mon *m, struct core_mon *c, struct dpmu_err *err)
-{
-	struct dpmu_drv *d = m->b->drv;
-	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
-	const struct dpmu_mon_events *ev = &m->group_ev[c->d.group];
-	bool cl = g->target == DPMU_MON_CLUSTER;
-	unsigned unit = cl ? c->cluster : c->cpu;
-	int rc = cl ? dpmu_drv_cluster_reset(d, unit, err) : dpmu_drv_pmu_reset(d, unit, 0, err);
-	c->d.n = 0;
-	uint32_t mask = 0;
-	for (unsigned i = 0; !rc && i < ev->n && c->d.n < MAX_EVENTS; i++) {
-		int32_t code = cl ? ev->ev[i].cluster_code[c->cluster] : ev->ev[i].code[c->type];
-		if (code < 0)
-			continue; /* this core type or DSU does not implement it */
-		unsigned k = c->d.n++;
-		c->d.code[k] = (uint16_t)code;
-		c->d.name[k] = g->events[i];
-		rc = cl ? dpmu_drv_cluster_program(d, unit, k, (uint16_t)code, err)
-			: dpmu_drv_pmu_program(d, unit, k, (uint16_t)code, DPMU_DRV_EL01, err);
-		mask |= 1u << k;
-	}
-	if (!rc)
-		rc = cl ? dpmu_drv_cluster_start(d, unit, mask, err) : dpmu_drv_pmu_start(d, unit, mask, err);
-	if (!rc)
-		rc = cl ? dpmu_drv_cluster_enable(d, unit, true, err) : dpmu_drv_pmu_enable(d, unit, true, err);
-	return rc;
-}
-
-/* The group counting now stops, and a cluster PMU is free for another
- * core's diagnosis. */
-static int diag_stop(struct mon *m, struct core_mon *c, struct dpmu_err *err)
-{
-	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
-	if (g->target != DPMU_MON_CLUSTER)
-		return dpmu_drv_pmu_enable(m->b->drv, c->cpu, false, err);
-	m->cluster_owner[c->cluster] = 0;
-	return dpmu_drv_cluster_enable(m->b->drv, c->cluster, false, err);
-}
-
-/* Program group c->d.group, or the next that can count now: a cluster's
- * PMU is shared by its cores, so while another core's diagnosis counts
- * there, this one skips the cluster's group and says so. 1: no group left. */
-static int diag_next(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
-{
-	for (; c->d.group < DPMU_MON_DIAG_GROUPS; c->d.group++) {
-		const struct dpmu_mon_diag *g =
-			dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
-		if (g->target == DPMU_MON_CLUSTER) {
-			unsigned owner = m->cluster_owner[c->cluster];
-			if (owner && owner != c->cpu + 1) {
-				char text[300], json[300];
-				snprintf(text, sizeof text,
-					 "  diagnosis %u: %s group skipped: cluster%u's PMU counts for "
-					 "cpu%u's diagnosis",
-					 c->d.anomaly, g->name, c->cluster, owner - 1);
-				snprintf(json, sizeof json,
-					 "\"anomaly\":%u,\"group\":\"%s\",\"cluster\":%u,\"owner\":%u",
-					 c->d.anomaly, g->name, c->cluster, owner - 1);
-				dpmu_mon_log(m, now, c, "group_skipped", json, text);
-				c->d.skipped++;
-				continue;
-			}
-			m->cluster_owner[c->cluster] = c->cpu + 1;
-		}
-		c->d.group_ns = now;
-		return diag_program(m, c, err);
-	}
-	return 1;
-}
-
-/* The group that counted this interval: its counts into the sample. */
-static int diag_collect(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu_err *err)
-{
-	uint64_t ran = now > c->d.group_ns ? now - c->d.group_ns : 1;
-	c->d.counted_ns += ran;
-	struct dpmu_drv *d = m->b->drv;
-	const struct dpmu_mon_diag *g = dpmu_mon_diag_group((enum dpmu_mon_diag_group)c->d.group);
-	bool cl = g->target == DPMU_MON_CLUSTER;
-	unsigned unit = cl ? c->cluster : c->cpu;
-	struct dpmu_an_sample *s = &c->d.t.samples[0];
-	struct dpmu_an_unit *u = &s->units[cl ? 1 : 0];
-	for (unsigned k = 0; k < c->d.n; k++) {
-		uint64_t v;
-		int rc = cl ? dpmu_drv_cluster_read(d, unit, k, &v, err)
-			    : dpmu_drv_pmu_read(d, unit, k, &v, err);
-		if (rc)
-			return rc;
-		/* on a counter for this group's interval only: diag_end makes
-		 * the whole diagnosis its enabled time, so that each group's
-		 * count is estimated over the same instructions, as perf
-		 * scales a multiplexed count */
-		rc = dpmu_an_count_add(u, c->d.name[k], true, v, ran, ran, err);
-		if (rc)
-			return rc;
-	}
-	return diag_stop(m, c, err);
-}
-
 /* A capture that failed (the trace unit, its decode, its directory) is an
  * event of the log, not the monitor's end: the diagnosis has its cause
  * without it, and the run goes on. */
@@ -122,10 +25,10 @@ static void capture_failed(struct mon *m, struct core_mon *c, uint64_t now, cons
 			   struct dpmu_err *err)
 {
 	char text[600], json[700], esc[400];
-	snprintf(text, sizeof text, "  capture %u failed (%s): %s", c->d.anomaly, what,
+	snprintf(text, sizeof text, "  capture %u failed (%s): %s", c->d.s.anomaly, what,
 		 dpmu_errmsg(err));
 	dpmu_mon_json_escape(dpmu_errmsg(err), esc, sizeof esc);
-	snprintf(json, sizeof json, "\"anomaly\":%u,\"stage\":\"%s\",\"error\":\"%s\"", c->d.anomaly,
+	snprintf(json, sizeof json, "\"anomaly\":%u,\"stage\":\"%s\",\"error\":\"%s\"", c->d.s.anomaly,
 		 what, esc);
 	dpmu_mon_log(m, now, c, "capture_error", json, text);
 	dpmu_err_clear(err);
@@ -201,7 +104,7 @@ static int capture_keep(struct mon *m, struct core_mon *c, uint64_t now, const c
 		size_t k = (size_t)snprintf(text, sizeof text, "  hot:");
 		size_t j = (size_t)snprintf(json, sizeof json, "\"anomaly\":%u,\"insns\":%" PRIu64
 								",\"functions\":[",
-					    c->d.anomaly, total);
+					    c->d.s.anomaly, total);
 		for (size_t i = 0; i < nh && i < HOT_SHOWN && k < sizeof text && j < sizeof json; i++) {
 			double share = 100.0 * (double)hot[i].insns / (double)total;
 			k += (size_t)snprintf(text + k, sizeof text - k, "%s %s %.1f%%", i ? "," : "",
@@ -218,14 +121,14 @@ static int capture_keep(struct mon *m, struct core_mon *c, uint64_t now, const c
 	}
 	if (!rc && m->o->capture) {
 		char dir[2048];
-		snprintf(dir, sizeof dir, "%.2000s/anomaly-%u", m->o->capture, c->d.anomaly);
+		snprintf(dir, sizeof dir, "%.2000s/anomaly-%u", m->o->capture, c->d.s.anomaly);
 		*what = "write";
 		rc = dpmu_tracedir_write(dir, &t, err);
 		if (!rc) {
 			char text[4200], json[4200], esc[4096];
 			snprintf(text, sizeof text, "  trace: %s (dynpmu trace show %s)", dir, dir);
 			dpmu_mon_json_escape(dir, esc, sizeof esc);
-			snprintf(json, sizeof json, "\"anomaly\":%u,\"dir\":\"%s\"", c->d.anomaly, esc);
+			snprintf(json, sizeof json, "\"anomaly\":%u,\"dir\":\"%s\"", c->d.s.anomaly, esc);
 			dpmu_mon_log(m, now, c, "trace", json, text);
 		}
 	}
@@ -243,6 +146,108 @@ static void capture_end(struct mon *m, struct core_mon *c, uint64_t now, struct 
 		capture_failed(m, c, now, what, err);
 }
 
+/* The analysis table of a diagnosis's counts: one sample of a cpuN and a
+ * clusterM unit, each count estimated over all the groups' intervals as
+ * perf scales a multiplexed count (running: its group's interval;
+ * enabled: the diagnosis's), with the AMU's instructions and cycles over
+ * the same intervals on both units (the cluster's snoops per instruction
+ * of this core). */
+static int diag_table(const struct dpmu_mon_diagnosis *d, struct dpmu_an_table *t,
+		      struct dpmu_err *err)
+{
+	struct dpmu_an_sample *s;
+	struct dpmu_an_unit *u[2];
+	char name[32];
+	int rc = dpmu_an_sample_add(t, d->start_ns, d->counted_ns, &s, err);
+	snprintf(name, sizeof name, "cpu%u", d->cpu);
+	if (!rc)
+		rc = dpmu_an_unit_add(s, DPMU_AN_CPU, d->cpu, name, 0, &u[0], err);
+	snprintf(name, sizeof name, "cluster%u", d->cluster);
+	if (!rc)
+		rc = dpmu_an_unit_add(s, DPMU_AN_CLUSTER, d->cluster, name, 0, &u[1], err);
+	if (!rc) /* the units may have moved as the second was added */
+		u[0] = &s->units[0], u[1] = &s->units[1];
+	for (unsigned i = 0; !rc && i < d->ncounts; i++) {
+		const struct dpmu_mon_diag_count *k = &d->counts[i];
+		rc = dpmu_an_count_add(u[k->cluster], k->event, true, k->value, d->counted_ns,
+				       k->running_ns, err);
+	}
+	for (unsigned k = 0; !rc && k < 2; k++) {
+		rc = dpmu_an_count_add(u[k], "INST_RETIRED", true, d->insns, 1, 1, err);
+		if (!rc)
+			rc = dpmu_an_count_add(u[k], "CPU_CYCLES", true, d->cycles, 1, 1, err);
+	}
+	return rc;
+}
+
+/* The state machine skipped the cluster's group in its last call. */
+static void diag_skipped(struct mon *m, struct core_mon *c, uint64_t now)
+{
+	const struct dpmu_mon_diagnosis *d = &c->d.s;
+	if (!d->skipped_group)
+		return;
+	char text[300], json[300];
+	snprintf(text, sizeof text,
+		 "  diagnosis %u: %s group skipped: cluster%u's PMU counts for cpu%u's diagnosis",
+		 d->anomaly, d->skipped_group, d->cluster, d->skipped_owner);
+	snprintf(json, sizeof json, "\"anomaly\":%u,\"group\":\"%s\",\"cluster\":%u,\"owner\":%u",
+		 d->anomaly, d->skipped_group, d->cluster, d->skipped_owner);
+	dpmu_mon_log(m, now, c, "group_skipped", json, text);
+}
+
+/* The cause named from the diagnosis's table t, logged with the seeds'
+ * advice; the timeline's anomaly gets it. */
+static int diag_cause(struct mon *m, struct core_mon *c, uint64_t now,
+		      const struct dpmu_an_table *t, const char *partial, struct dpmu_err *err)
+{
+	const struct dpmu_mon_diagnosis *d = &c->d.s;
+	struct dpmu_an_cause cause;
+	int rc = d->counted ? dpmu_an_diagnose(t, 0, t->samples[0].units[0].name,
+					     t->samples[0].units[1].name, &cause, err)
+			      : DPMU_ENOENT;
+	/* cut short, the groups that counted may give no metric at all */
+	if (rc == DPMU_ENOENT && partial) {
+		memset(&cause, 0, sizeof cause);
+		cause.group = cause.metric = "";
+		snprintf(cause.text, sizeof cause.text, "no metric (%u of %u groups counted)",
+			 d->counted, DPMU_MON_DIAG_GROUPS);
+		dpmu_err_clear(err);
+	} else if (rc) {
+		return rc;
+	}
+	if (c->d.anom < c->nanom && cause.group[0])
+		snprintf(c->anom[c->d.anom].cause, sizeof c->anom[0].cause, "%s%s", cause.group,
+			 cause.found ? "" : "?");
+	char text[700], json[800], esc[300], note[160] = "", jnote[200] = "";
+	if (partial) {
+		snprintf(note, sizeof note, " (partial: %u of %u groups counted before %s)",
+			 d->counted, DPMU_MON_DIAG_GROUPS, partial);
+		snprintf(jnote, sizeof jnote, ",\"partial\":true,\"groups_counted\":%u,\"cut_by\":\"%s\"",
+			 d->counted, partial);
+	}
+	snprintf(text, sizeof text, "diagnosis %u%s: %s%s", d->anomaly, note,
+		 cause.found || !cause.group[0] ? "" : "no clear cause; nearest: ", cause.text);
+	dpmu_mon_json_escape(cause.text, esc, sizeof esc);
+	snprintf(json, sizeof json,
+		 "\"anomaly\":%u,\"cause\":\"%s\",\"found\":%s,\"metric\":\"%s\",\"value\":%.4g,"
+		 "\"threshold\":%.4g,\"text\":\"%s\"%s",
+		 d->anomaly, cause.group, cause.found ? "true" : "false", cause.metric, cause.value,
+		 cause.threshold, esc, jnote);
+	dpmu_mon_log(m, now, c, "diagnosis", json, text);
+	/* the seeds' advice on the same counts */
+	struct dpmu_an_advice adv[8];
+	size_t na = 0;
+	if (dpmu_an_advise(t, 0, adv, 8, &na, err) == 0)
+		for (size_t i = 0; i < na && i < 8; i++) {
+			dpmu_mon_json_escape(adv[i].text, esc, sizeof esc);
+			snprintf(json, sizeof json, "\"anomaly\":%u,\"rule\":\"%s\",\"text\":\"%s\"",
+				 d->anomaly, adv[i].rule->name, esc);
+			snprintf(text, sizeof text, "  advice: %s", adv[i].text);
+			dpmu_mon_log(m, now, c, "advice", json, text);
+		}
+	return 0;
+}
+
 static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, const char *partial,
 		    struct dpmu_err *err);
 
@@ -255,122 +260,48 @@ int dpmu_mon_diag_begin(struct mon *m, struct core_mon *c, uint64_t now, struct 
 	int rc = dpmu_mon_diag_finish(m, c, now, why, err);
 	if (rc)
 		return rc;
-	dpmu_an_table_free(&c->d.t);
-	dpmu_an_table_init(&c->d.t);
-	struct dpmu_an_sample *s;
-	struct dpmu_an_unit *u;
-	char name[32];
-	rc = dpmu_an_sample_add(&c->d.t, now, 0, &s, err);
-	snprintf(name, sizeof name, "cpu%u", c->cpu);
-	if (!rc)
-		rc = dpmu_an_unit_add(s, DPMU_AN_CPU, c->cpu, name, 0, &u, err);
-	snprintf(name, sizeof name, "cluster%u", c->cluster);
-	if (!rc)
-		rc = dpmu_an_unit_add(s, DPMU_AN_CLUSTER, c->cluster, name, 0, &u, err);
-	c->d.group = 0;
-	c->d.counted = c->d.skipped = 0;
-	c->d.counted_ns = 0;
-	c->d.anomaly = c->anomaly;
 	c->d.anom = c->nanom - 1;
-	c->d.insns = c->d.cycles = 0;
-	c->d.start_ns = now;
-	if (!rc && capture_start(m, c, err))
+	rc = dpmu_mon_diagnosis_begin(&m->dx, &c->d.s, c->anomaly, now, err);
+	if (rc < 0)
+		return rc;
+	diag_skipped(m, c, now);
+	if (capture_start(m, c, err))
 		capture_failed(m, c, now, "start", err);
-	if (!rc)
-		rc = diag_next(m, c, now, err);
-	return rc == 1 ? diag_end(m, c, now, NULL, err) : rc;
+	return rc == 1 ? diag_end(m, c, now, NULL, err) : 0;
 }
 
 /* The groups have counted (all, or those before `partial` said why the
- * diagnosis ended early): the cause. */
+ * diagnosis ended early): the cause, the advice, the capture. */
 static int diag_end(struct mon *m, struct core_mon *c, uint64_t now, const char *partial,
 		    struct dpmu_err *err)
 {
-	struct dpmu_an_sample *s = &c->d.t.samples[0];
-	s->length_ns = c->d.counted_ns;
-	/* each group counted for its interval of the diagnosis: the counts
-	 * are estimated over all the groups' intervals (dpmu_an_count_estimate) */
-	for (size_t k = 0; k < s->nunits; k++)
-		for (size_t i = 0; i < s->units[k].ncounts; i++)
-			s->units[k].counts[i].enabled_ns = c->d.counted_ns;
-	/* the AMU's instructions and cycles over the same intervals, on both
-	 * units (the cluster's snoops per instruction of this core) */
-	for (unsigned k = 0; k < 2; k++) {
-		int rc = dpmu_an_count_add(&s->units[k], "INST_RETIRED", true, c->d.insns, 1, 1, err);
-		if (!rc)
-			rc = dpmu_an_count_add(&s->units[k], "CPU_CYCLES", true, c->d.cycles, 1, 1, err);
-		if (rc)
-			return rc;
-	}
-	struct dpmu_an_cause cause;
-	int rc = c->d.counted ? dpmu_an_diagnose(&c->d.t, 0, s->units[0].name, s->units[1].name,
-						 &cause, err)
-			      : DPMU_ENOENT;
-	c->d.group = -1;
-	/* cut short, the groups that counted may give no metric at all */
-	if (rc == DPMU_ENOENT && partial) {
-		memset(&cause, 0, sizeof cause);
-		cause.group = cause.metric = "";
-		snprintf(cause.text, sizeof cause.text, "no metric (%u of %u groups counted)",
-			 c->d.counted, DPMU_MON_DIAG_GROUPS);
-		dpmu_err_clear(err);
-	} else if (rc) {
-		return rc;
-	}
-	if (c->d.anom < c->nanom && cause.group[0])
-		snprintf(c->anom[c->d.anom].cause, sizeof c->anom[0].cause, "%s%s", cause.group,
-			 cause.found ? "" : "?");
-	char text[700], json[800], esc[300], note[160] = "", jnote[200] = "";
-	if (partial) {
-		snprintf(note, sizeof note, " (partial: %u of %u groups counted before %s)",
-			 c->d.counted, DPMU_MON_DIAG_GROUPS, partial);
-		snprintf(jnote, sizeof jnote, ",\"partial\":true,\"groups_counted\":%u,\"cut_by\":\"%s\"",
-			 c->d.counted, partial);
-	}
-	snprintf(text, sizeof text, "diagnosis %u%s: %s%s", c->d.anomaly, note,
-		 cause.found || !cause.group[0] ? "" : "no clear cause; nearest: ", cause.text);
-	dpmu_mon_json_escape(cause.text, esc, sizeof esc);
-	snprintf(json, sizeof json,
-		 "\"anomaly\":%u,\"cause\":\"%s\",\"found\":%s,\"metric\":\"%s\",\"value\":%.4g,"
-		 "\"threshold\":%.4g,\"text\":\"%s\"%s",
-		 c->d.anomaly, cause.group, cause.found ? "true" : "false", cause.metric, cause.value,
-		 cause.threshold, esc, jnote);
-	dpmu_mon_log(m, now, c, "diagnosis", json, text);
-	/* the seeds' advice on the same counts */
-	struct dpmu_an_advice adv[8];
-	size_t na = 0;
-	if (dpmu_an_advise(&c->d.t, 0, adv, 8, &na, err) == 0)
-		for (size_t i = 0; i < na && i < 8; i++) {
-			dpmu_mon_json_escape(adv[i].text, esc, sizeof esc);
-			snprintf(json, sizeof json, "\"anomaly\":%u,\"rule\":\"%s\",\"text\":\"%s\"",
-				 c->d.anomaly, adv[i].rule->name, esc);
-			snprintf(text, sizeof text, "  advice: %s", adv[i].text);
-			dpmu_mon_log(m, now, c, "advice", json, text);
-		}
-	capture_end(m, c, now, err);
-	return 0;
+	struct dpmu_an_table t;
+	dpmu_an_table_init(&t);
+	int rc = diag_table(&c->d.s, &t, err);
+	if (!rc)
+		rc = diag_cause(m, c, now, &t, partial, err);
+	dpmu_an_table_free(&t);
+	if (!rc)
+		capture_end(m, c, now, err);
+	return rc;
 }
 
 int dpmu_mon_diag_interval(struct mon *m, struct core_mon *c, uint64_t now, uint64_t insns,
 			   uint64_t cycles, struct dpmu_err *err)
 {
-	c->d.insns += insns;
-	c->d.cycles += cycles;
-	int rc = diag_collect(m, c, now, err);
-	if (rc)
+	int rc = dpmu_mon_diagnosis_interval(&m->dx, &c->d.s, now, insns, cycles, err);
+	if (rc < 0)
 		return rc;
-	c->d.counted++;
-	c->d.group++;
-	rc = diag_next(m, c, now, err);
-	return rc == 1 ? diag_end(m, c, now, NULL, err) : rc;
+	diag_skipped(m, c, now);
+	return rc == 1 ? diag_end(m, c, now, NULL, err) : 0;
 }
 
 int dpmu_mon_diag_finish(struct mon *m, struct core_mon *c, uint64_t now, const char *why,
 			 struct dpmu_err *err)
 {
-	if (c->d.group < 0)
+	if (c->d.s.group < 0)
 		return 0;
 	/* the group counting now has counted part of an interval: left out */
-	int rc = diag_stop(m, c, err);
+	int rc = dpmu_mon_diagnosis_stop(&m->dx, &c->d.s, err);
 	return rc ? rc : diag_end(m, c, now, why, err);
 }

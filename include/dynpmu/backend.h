@@ -35,6 +35,16 @@ struct dpmu_backend_where {
 	uint64_t call[DPMU_BACKEND_CHAIN_MAX];
 };
 
+/* A core changes threads (the kernel's context switch, where Linux saves a
+ * task's counters for perf's per-task counts): `prev` stops running on
+ * `cpu` and `next` starts. Threads are the backend's numbers, in the order
+ * they first ran, from 0 (the program's first thread); -1: none. Called
+ * with the core's pending events delivered, at EL1, before next runs, so
+ * the core's counters read now are prev's up to here. A non-zero return
+ * stops the run with that code. */
+typedef int (*dpmu_backend_switch_fn)(void *ctx, unsigned cpu, int prev, int next,
+				      uint64_t now_ns, struct dpmu_err *err);
+
 struct dpmu_backend_ops {
 	const char *name;
 	/* Run the workload to its end, calling tick about every `interval`
@@ -62,6 +72,11 @@ struct dpmu_backend_ops {
 	 * of `cpu`: where that core was (above). */
 	int (*where)(struct dpmu_backend *b, unsigned cpu, struct dpmu_backend_where *out,
 		     struct dpmu_err *err);
+	/* Optional (NULL: the workload's threads are not told apart, as a
+	 * replayed trace's cores have none). Call fn at every thread switch
+	 * on a core of the workload (above) from the next run on, the first
+	 * placement of a thread on its core included; fn NULL: no more. */
+	void (*on_switch)(struct dpmu_backend *b, dpmu_backend_switch_fn fn, void *ctx);
 };
 
 struct dpmu_mon_counting;

@@ -328,15 +328,19 @@ uint64_t dpmu_mon_purpose_interval(const char *purpose);
  * starts after `consecutive` intervals outside; it changes (a new anomaly)
  * when that many in a row leave the anomaly's own level (the median CPI of
  * its intervals after the first `consecutive`, with the same band) and
- * ends after that many back inside the band. */
+ * ends after that many back inside the band. An interval with fewer than
+ * min_insns instructions is not judged (dpmu_mon_watch_judges): its CPI
+ * measures a start or an end (a thread woken after a long wait, cold, or
+ * exiting), not a phase. */
 struct dpmu_mon_watch_opts {
 	unsigned learn;          /* intervals the baseline is learned from */
 	double k;                /* MADs of the band */
 	double floor;            /* least CPI band, as a fraction of the median */
 	double stall_floor;      /* least stall-share band, absolute (0..1) */
 	unsigned consecutive;    /* intervals in a row that start, change or end one */
+	uint64_t min_insns;      /* least instructions of a judged interval */
 };
-#define DPMU_MON_WATCH_DEFAULTS { 8, 4.0, 0.15, 0.05, 2 }
+#define DPMU_MON_WATCH_DEFAULTS { 8, 4.0, 0.15, 0.05, 2, 5000 }
 #define DPMU_MON_WATCH_LEARN_MAX 1024
 #define DPMU_MON_WATCH_LEVEL_MAX 64
 
@@ -374,6 +378,9 @@ int dpmu_mon_watch_init(struct dpmu_mon_watch *w, const struct dpmu_mon_watch_op
 /* One interval. */
 enum dpmu_mon_watch_event dpmu_mon_watch_step(struct dpmu_mon_watch *w, double cpi, double stall);
 /* Whether (cpi, stall) lies outside the baseline's band (after learning). */
+/* Whether an interval of these counts is judged: instructions at least
+ * min_insns, and cycles. */
+bool dpmu_mon_watch_judges(const struct dpmu_mon_watch *w, uint64_t insns, uint64_t cycles);
 bool dpmu_mon_watch_outside(const struct dpmu_mon_watch *w, double cpi, double stall);
 /* The band's CPI half-width. */
 double dpmu_mon_watch_band(const struct dpmu_mon_watch *w);
@@ -388,5 +395,77 @@ struct dpmu_mon_diag {
 	const char *events[6];       /* NULL-terminated when fewer */
 };
 const struct dpmu_mon_diag *dpmu_mon_diag_group(enum dpmu_mon_diag_group g);
+
+/* ---- the diagnosis (diagnosis.c; seed 003 section 7.2 step 2) ------------------
+ *
+ * On an anomaly of a core, the groups of dpmu_mon_diag_group count in
+ * turn, one interval each, on the core's PMU or its cluster's, through the
+ * driver; the counts are handed back for the analysis to name the cause.
+ * A cluster's PMU is shared by its cores: one diagnosis at a time holds
+ * it (the diagnoser's cluster_owner), and another skips its coherence
+ * group meanwhile. A diagnosis may be stopped early (a new anomaly, the
+ * run's end): its counts are those of the groups that completed. The
+ * caller reads the AMU and gives each interval's instructions and cycles,
+ * so that the same code serves the simulated cluster and perf_event. */
+#define DPMU_MON_DIAG_EVENTS 6
+#define DPMU_MON_DIAG_COUNTS (DPMU_MON_DIAG_GROUPS * DPMU_MON_DIAG_EVENTS)
+
+/* What the diagnoses of a run share. */
+struct dpmu_mon_diagnoser {
+	struct dpmu_drv *drv;
+	const struct dpmu_profile *p;
+	struct dpmu_mon_events ev[DPMU_MON_DIAG_GROUPS]; /* the groups resolved */
+	unsigned cluster_owner[DPMU_MAX_CLUSTERS];      /* cpu + 1 holding it; 0: free */
+};
+
+/* Resolve the groups' events for the profile's core types and clusters of
+ * `cores` (an event a catalog does not have is left out of its group). */
+int dpmu_mon_diagnoser_init(struct dpmu_mon_diagnoser *x, struct dpmu_drv *drv,
+			    const struct dpmu_profile *p, uint64_t cores, struct dpmu_err *err);
+
+/* One count of a diagnosis: counted while its group ran (running_ns of the
+ * diagnosis's counted_ns), on the core's PMU or the cluster's. */
+struct dpmu_mon_diag_count {
+	const char *event;
+	bool cluster;
+	uint64_t value, running_ns;
+};
+
+struct dpmu_mon_diagnosis {
+	unsigned cpu, cluster, type;   /* type: the core type's index in the profile */
+	int group;                     /* counting now; -1: no diagnosis runs */
+	unsigned anomaly;              /* the anomaly it diagnoses (the caller's number) */
+	uint64_t start_ns, group_ns;   /* when it, and the group counting now, started */
+	uint64_t counted_ns;           /* time the completed groups counted, in all */
+	uint64_t insns, cycles;        /* the AMU's over the completed groups' intervals */
+	unsigned counted, skipped;     /* groups completed; left out */
+	unsigned n;                    /* events of the group counting now */
+	uint16_t code[DPMU_MON_DIAG_EVENTS];
+	const char *name[DPMU_MON_DIAG_EVENTS];
+	struct dpmu_mon_diag_count counts[DPMU_MON_DIAG_COUNTS];
+	unsigned ncounts;
+	/* set by the last begin or interval call when it skipped a group: its
+	 * name and the cpu whose diagnosis held the PMU; NULL: none */
+	const char *skipped_group;
+	unsigned skipped_owner;
+};
+
+/* A core's diagnosis state, none running. */
+void dpmu_mon_diagnosis_init(struct dpmu_mon_diagnosis *d, unsigned cpu, unsigned cluster,
+			     unsigned type);
+/* Start diagnosing `anomaly` at now (none may be running: stop it first).
+ * The interval calls then return 0 while groups remain, 1 when the last
+ * has counted (the counts are complete), or an error. */
+int dpmu_mon_diagnosis_begin(struct dpmu_mon_diagnoser *x, struct dpmu_mon_diagnosis *d,
+			     unsigned anomaly, uint64_t now, struct dpmu_err *err);
+/* At an interval's end: the group that counted in it is read, the next
+ * programmed; insns and cycles are the core's over the interval (AMU). */
+int dpmu_mon_diagnosis_interval(struct dpmu_mon_diagnoser *x, struct dpmu_mon_diagnosis *d,
+				uint64_t now, uint64_t insns, uint64_t cycles, struct dpmu_err *err);
+/* The group counting now stops, unread (it counted part of an interval);
+ * the diagnosis is no longer running, its counts those of the groups that
+ * completed. Nothing when none runs. */
+int dpmu_mon_diagnosis_stop(struct dpmu_mon_diagnoser *x, struct dpmu_mon_diagnosis *d,
+			    struct dpmu_err *err);
 
 #endif

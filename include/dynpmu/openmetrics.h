@@ -152,4 +152,37 @@ int dpmu_om_add_run(struct dpmu_om_snapshot *s, const struct dpmu_an_table *t,
 		    const struct dpmu_profile *p, const struct dpmu_an_metric *const *m, size_t nm,
 		    const struct dpmu_om_run *r, struct dpmu_err *err);
 
+/* ---- the monitor's series (dynpmu monitor --listen) ------------------------ */
+
+/* The AMU's group-0 counters as dynpmu_events_total spells them (stat's
+ * amu: events), in counter order (AMUv1: AMEVCNTR0<n>). */
+#define DPMU_OM_AMU_COUNTERS 4
+extern const char *const dpmu_om_amu_event[DPMU_OM_AMU_COUNTERS];
+
+/* One unit the monitor watches: a core, or a thread on a core. */
+struct dpmu_om_watch {
+	unsigned cpu;
+	int thread;          /* the backend's thread number; -1: the core itself */
+	/* the AMU's group-0 counts since the run started (a core: on it; a
+	 * thread: while it ran) */
+	uint64_t amu[DPMU_OM_AMU_COUNTERS];
+	bool judged;         /* an interval has been judged: cpi and stall hold */
+	double cpi, stall;   /* the latest judged interval's CPI and memory-stall share */
+	bool have_base;      /* base_cpi and band hold */
+	double base_cpi, band;
+	bool in_anomaly;
+	unsigned anomalies;  /* started so far */
+};
+
+/* Add the monitor's series for units w[0..n) (docs/openmetrics.md, "the
+ * monitor's series"): the cores' AMU counts in dynpmu_events_total, the
+ * threads' in dynpmu_thread_events_total, and per unit the gauges
+ * dynpmu_monitor_cpi, _memory_stall_ratio, _baseline_cpi, _band,
+ * _anomaly and the counter dynpmu_monitor_anomalies_total (a thread's
+ * with a thread label); then dynpmu_simulated_seconds,
+ * dynpmu_intervals_total and dynpmu_run_finished from r. */
+int dpmu_om_add_watch(struct dpmu_om_snapshot *s, const struct dpmu_om_watch *w, size_t n,
+		      const struct dpmu_profile *p, const struct dpmu_om_run *r,
+		      struct dpmu_err *err);
+
 #endif

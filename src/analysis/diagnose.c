@@ -11,11 +11,14 @@
 
 #include "analysis/an_internal.h"
 
-/* Snoops the DSU handled per 1000 instructions of the core: a coherence
- * measure both DSU numberings have (SCU_SNP_ACCESS, DSU TRM). */
+/* Snoops the cluster handled per 1000 instructions of the core: a
+ * coherence measure both DSU numberings have (the DSU-120's SNOOP_REQ,
+ * seed 001 section 4.2; the classic DSU's SCU_SNP_ACCESS, DSU TRM). The
+ * DSU-120 also has DATA_TRANSFER, so its clusters are judged by
+ * coherency_ratio as well. */
 static const struct dpmu_an_metric snoop_pki = {
-	"snoop_pki", "SCU_SNP_ACCESS * 1000 / INST_RETIRED", NULL, "PKI", "DSU TRM (SCU_SNP_ACCESS)",
-	"snoops per 1000 instructions"
+	"snoop_pki", "SNOOP_REQ * 1000 / INST_RETIRED", "SCU_SNP_ACCESS * 1000 / INST_RETIRED", "PKI",
+	"seed 001 section 4.2 (SNOOP_REQ); DSU TRM (SCU_SNP_ACCESS)", "snoops per 1000 instructions"
 };
 
 static const struct {

@@ -200,6 +200,7 @@ static void region_mark(struct qemu_be *q, struct vstream *v, uint32_t name, boo
 void dpmu_qemu_thread_end(struct qemu_be *q, struct vstream *v)
 {
 	v->ended = true;
+	v->thread = -1; /* a later thread given this index has its own number */
 	dpmu_qemu_shadow_reset(v);
 	if (!v->depth)
 		return;
@@ -209,26 +210,50 @@ void dpmu_qemu_thread_end(struct qemu_be *q, struct vstream *v)
 	v->depth = 0;
 }
 
+/* A thread switch on core c, told to the monitor (dpmu_backend_switch_fn):
+ * at EL1, as the kernel's switch code runs, with the core's events
+ * delivered (set_el flushes the engine). */
+static void switch_told(struct qemu_be *q, unsigned c, int prev, int next)
+{
+	if (q->run_rc)
+		return;
+	uint64_t core = UINT64_C(1) << c;
+	int rc = dpmu_backend_set_el(q->model, q->uarch, core, 1, q->run_err);
+	if (!rc)
+		rc = q->on_switch(q->switch_ctx, c, prev, next, dpmu_uarch_time_ns(q->uarch),
+				  q->run_err);
+	if (!rc)
+		rc = dpmu_backend_set_el(q->model, q->uarch, core, 0, q->run_err);
+	q->run_rc = rc;
+}
+
 /* vCPU i is about to run on its core. A core that threads share holds the
  * pending events of the vCPU that ran there last; when that one had other
  * regions open, or events go per thread, they are delivered first (to its
  * regions, to its row), and the core then takes i's (so a region or a
  * thread counts its own events, as on a core of its own). The same
- * regions, as most often none, and no per-thread events need nothing. */
+ * regions, as most often none, and no per-thread events need nothing.
+ * A thread that starts on an index whose thread ended is a switch too. */
 static void core_take(struct qemu_be *q, unsigned i)
 {
-	const struct vstream *v = &q->vs[i];
+	struct vstream *v = &q->vs[i];
 	unsigned c = v->core;
+	if (v->thread < 0)
+		v->thread = q->nthreads++;
 	int last = q->core_vcpu[c];
-	if (last == (int)i)
+	if (last == (int)i && q->core_thread[c] == v->thread)
 		return;
 	const struct vstream *l = last >= 0 ? &q->vs[last] : NULL;
 	bool same = l ? l->depth == v->depth &&
 			       !memcmp(l->stack, v->stack, v->depth * sizeof v->stack[0])
 		      : v->depth == 0;
-	if (!same || q->per_thread)
+	if (!same || q->per_thread || q->on_switch)
 		dpmu_uarch_flush_core(q->uarch, c);
+	int prev = q->core_thread[c];
+	if (q->on_switch)
+		switch_told(q, c, prev, v->thread);
 	q->core_vcpu[c] = (int)i;
+	q->core_thread[c] = v->thread;
 	if (dpmu_model_etm_active(q->model, c))
 		dpmu_qemu_trace_switch(q, c, i);
 }
@@ -1627,6 +1652,13 @@ static int qemu_amu_setup(struct dpmu_backend *b, unsigned cpu, const uint16_t *
 	return dpmu_backend_amu_firmware(q->b.drv, q->model, q->uarch, cpu, events, count, err);
 }
 
+static void qemu_on_switch(struct dpmu_backend *b, dpmu_backend_switch_fn fn, void *ctx)
+{
+	struct qemu_be *q = (struct qemu_be *)b;
+	q->on_switch = fn;
+	q->switch_ctx = ctx;
+}
+
 static const struct dpmu_backend_ops qemu_ops = {
 	.name = "qemu",
 	.run = qemu_run,
@@ -1635,6 +1667,7 @@ static const struct dpmu_backend_ops qemu_ops = {
 	.run_timed = qemu_run_timed,
 	.amu_setup = qemu_amu_setup,
 	.where = dpmu_qemu_where,
+	.on_switch = qemu_on_switch,
 };
 
 /* ---- setup -------------------------------------------------------------------- */
@@ -1651,7 +1684,9 @@ int dpmu_qemu_create(const struct dpmu_qemu_options *opt, struct dpmu_backend **
 	q->b.ops = &qemu_ops;
 	q->fd = -1;
 	for (unsigned c = 0; c < DPMU_MAX_CORES; c++)
-		q->core_vcpu[c] = -1;
+		q->core_vcpu[c] = q->core_thread[c] = -1;
+	for (unsigned i = 0; i < DPMU_QEMU_MAX_VCPUS; i++)
+		q->vs[i].thread = -1;
 	q->argv = opt->argv;
 	q->by_symbol = opt->by_symbol;
 	q->sample = opt->sample;

@@ -63,6 +63,10 @@ struct symstat {
 /* What a vCPU's stream decoder holds between words. */
 struct vstream {
 	unsigned core;
+	/* the thread's number (the order threads first ran, from 0), given at
+	 * its first turn; -1: none yet (the index's thread ended, or has not
+	 * run) */
+	int thread;
 	struct dpmu_ucore *uc; /* the engine's handle of core */
 	bool open;          /* a block entry is pending its addresses */
 	bool open_fast;     /* ... and the fast mode holds for them (decode) */
@@ -227,6 +231,12 @@ struct qemu_be {
 	 * block's room for them (vstream.rev) */
 	uint64_t region_refused, markers_dropped;
 	int core_vcpu[DPMU_MAX_CORES];  /* -1: none yet */
+	/* the thread each core runs (vstream.thread; -1: none yet), the
+	 * numbers given so far, and who is told of each change (on_switch) */
+	int core_thread[DPMU_MAX_CORES];
+	int nthreads;
+	dpmu_backend_switch_fn on_switch;
+	void *switch_ctx;
 	uint64_t vev[DPMU_QEMU_MAX_VCPUS][NEV_MAX]; /* per_thread: report events per vCPU */
 	int16_t *evmap;          /* event code -> report column; -1: none */
 	unsigned nev;

@@ -70,6 +70,11 @@ int dpmu_mon_watch_init(struct dpmu_mon_watch *w, const struct dpmu_mon_watch_op
 	return 0;
 }
 
+bool dpmu_mon_watch_judges(const struct dpmu_mon_watch *w, uint64_t insns, uint64_t cycles)
+{
+	return insns && cycles && insns >= w->o.min_insns;
+}
+
 double dpmu_mon_watch_band(const struct dpmu_mon_watch *w)
 {
 	return fmax(w->o.k * MAD_TO_SIGMA * w->base.cpi_mad, w->o.floor * w->base.cpi);
@@ -157,8 +162,12 @@ enum dpmu_mon_watch_event dpmu_mon_watch_step(struct dpmu_mon_watch *w, double c
 
 /* Seed 003 section 7.2 step 2: memory hierarchy (refills at each level,
  * the TLB walks, back-end stalls), front end (instruction refills,
- * mispredictions, front-end stalls), coherence (the DSU's snoops and the
- * data other cores' caches supplied). */
+ * mispredictions, front-end stalls), coherence (the cluster's snoops, the
+ * data other cores' caches supplied, the L3 lookups they are a share of).
+ * The coherence group names both DSU numberings (seed 001 section 4.2):
+ * the classic DSU's SCU_SNP_ACCESS, L3D_CACHE, L3D_CACHE_REFILL and the
+ * DSU-120's SNOOP_REQ, DATA_TRANSFER, L3_ACCESS; a cluster PMU counts the
+ * three it implements, the others are left out of the group. */
 static const struct dpmu_mon_diag groups[DPMU_MON_DIAG_GROUPS] = {
 	{ "memory hierarchy", DPMU_MON_CORE,
 	  { "L1D_CACHE_REFILL", "L2D_CACHE_REFILL", "L3D_CACHE_REFILL", "DTLB_WALK", "STALL_BACKEND",
@@ -167,7 +176,8 @@ static const struct dpmu_mon_diag groups[DPMU_MON_DIAG_GROUPS] = {
 	  { "L1I_CACHE_REFILL", "BR_MIS_PRED_RETIRED", "BR_RETIRED", "ITLB_WALK", "STALL_FRONTEND",
 	    "L1I_CACHE" } },
 	{ "coherence", DPMU_MON_CLUSTER,
-	  { "SCU_SNP_ACCESS", "L3D_CACHE", "L3D_CACHE_REFILL", NULL } },
+	  { "SCU_SNP_ACCESS", "L3D_CACHE", "L3D_CACHE_REFILL", "SNOOP_REQ", "DATA_TRANSFER",
+	    "L3_ACCESS" } },
 };
 
 const struct dpmu_mon_diag *dpmu_mon_diag_group(enum dpmu_mon_diag_group g)

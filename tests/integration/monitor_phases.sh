@@ -10,7 +10,11 @@
 #  4. --json lines parse, --save-baseline / --baseline round-trip, the
 #     trace unit's capture names the phase's function and decodes,
 #     --compare judges a run against a saved baseline, --trace replays;
-#  5. bad input: a message and exit status 2.
+#  5. threads: phases threads on one core, each thread its own baseline,
+#     the second thread's two phase changes its anomalies and none the
+#     first's, the threads' AMU counts adding up to the core's; thread
+#     baselines saved and read back;
+#  6. bad input: a message and exit status 2.
 set -u
 : "${DYNPMU:?DYNPMU: the dynpmu binary}"
 W=$(dirname "$DYNPMU")/workloads
@@ -138,12 +142,114 @@ else
 	fail "compare: a run failed"
 fi
 
+# a new anomaly while a diagnosis runs (phases shorter than a diagnosis):
+# the running one ends with what it counted, and each anomaly has its own
+# cause (the thrash's, memory hierarchy, though cut short)
+if "$DYNPMU" monitor --json --cpus 0 -I 250 --consecutive 1 --learn 3 --window 0 -o "$T/o.json" -- \
+	"$W/phases" phased 1 >/dev/null; then
+	an=$(jq -rs '[.[] | select(.event == "anomaly") | .anomaly] | join(",")' "$T/o.json")
+	dn=$(jq -rs '[.[] | select(.event == "diagnosis") | .anomaly] | sort | join(",")' "$T/o.json")
+	c1=$(jq -rs '[.[] | select(.event == "diagnosis" and .anomaly == 1)][0] | "\(.cause):\(.partial)"' "$T/o.json")
+	if [ -n "$an" ] && [ "$an" = "$dn" ] && [ "$c1" = "memory hierarchy:true" ]; then
+		pass "overlapping anomalies: each diagnosed ($dn), the first partial, memory hierarchy"
+	else
+		fail "overlapping anomalies: anomalies $an, diagnoses $dn, the first's '$c1'"
+	fi
+else
+	fail "overlapping anomalies: monitor failed"
+fi
+
+# two cores of one cluster diagnosing at once: one counts on the cluster's
+# PMU, the other skips its coherence group and says whose it is
+if "$DYNPMU" monitor --json --cpus 0,1 -I $I_US --window 0 -o "$T/tw.json" -- \
+	"$W/phases" twins 2 >/dev/null; then
+	# (which core took the cluster first is the timing's: either way round)
+	sk=$(jq -rs '[.[] | select(.event == "group_skipped")] |
+		if length > 0 and all(.group == "coherence" and .owner != .cpu and .owner <= 1 and .cpu <= 1)
+		then "ok" else tostring end' "$T/tw.json")
+	an=$(jq -rs '[.[] | select(.event == "anomaly") | .anomaly] | join(",")' "$T/tw.json")
+	dn=$(jq -rs '[.[] | select(.event == "diagnosis") | .anomaly] | sort | join(",")' "$T/tw.json")
+	cs=$(jq -rs '[.[] | select(.event == "diagnosis") | "\(.cpu):\(.cause)"] | sort | unique | join(",")' "$T/tw.json")
+	if [ "$sk" = ok ] && [ "$an" = "$dn" ] &&
+		[ "$cs" = "0:front end,0:memory hierarchy,1:front end,1:memory hierarchy" ]; then
+		pass "one cluster PMU: a core skipped the coherence group while the other's counted; causes $cs"
+	else
+		fail "one cluster PMU: skipped '$sk' (want coherence, owned by the other core), anomalies $an, diagnoses $dn, causes $cs"
+	fi
+else
+	fail "one cluster PMU: monitor failed"
+fi
+
+# a program found in PATH: the captures name it by the path qemu ran (the
+# trace directory's "program", not the bare name), and decode from anywhere
+mkdir -p "$T/elsewhere"
+if (cd "$T/elsewhere" && PATH="$W:$PATH" "$DYNPMU" monitor --json --cpus 0 -I $I_US -o p.json \
+	--capture capP -- phases phased 2 >/dev/null) &&
+	n=$(cd / && "$DYNPMU" trace show --addresses "$T/elsewhere/capP/anomaly-1" | wc -l) &&
+	[ "$n" -ge 4000 ] &&
+	[ "$(jq -r .program "$T/elsewhere/capP/anomaly-1/meta.json")" -ef "$W/phases" ]; then
+	pass "PATH program: its capture names $W/phases and decodes ($n instructions)"
+else
+	fail "PATH program: the capture names '$(jq -r .program "$T/elsewhere/capP/anomaly-1/meta.json")' (want $W/phases) and decodes ${n:-no} instructions"
+fi
+
+# a capture that cannot be kept is logged, and the monitor goes on
+mkdir -p "$T/capF"
+: >"$T/capF/anomaly-1" # a file where the capture's directory would go
+if "$DYNPMU" monitor --json --cpus 0 -I $I_US -o "$T/f.json" --capture "$T/capF" -- \
+	"$W/phases" phased 2 >/dev/null; then
+	e=$(jq -rs '[.[] | select(.event == "capture_error")] | map("\(.anomaly):\(.stage)") | join(",")' "$T/f.json")
+	d=$(jq -s '[.[] | select(.event == "diagnosis")] | length' "$T/f.json")
+	if [ "$e" = "1:write" ] && [ "$d" = 2 ] && [ -d "$T/capF/anomaly-2" ]; then
+		pass "capture failure: logged, both diagnoses, the next capture kept"
+	else
+		fail "capture failure: errors '$e', $d diagnoses"
+	fi
+else
+	fail "capture failure: the monitor stopped ($(cat "$T/f.json" | tail -2))"
+fi
+
 # --trace: a replayed instruction trace is watched too
 if "$DYNPMU" monitor -I 1 --trace "$DPMU_SOURCE_DIR/tests/integration/traces/two_cores.trace" \
 	-o "$T/t.log" >/dev/null; then pass "--trace: a replay runs"
 else fail "--trace: the replay failed"; fi
 
-# 5. bad input
+# 5. threads sharing cpu0: per-thread counts from the switches
+if "$DYNPMU" monitor --json --cpus 0 -I $I_US -o "$T/th.json" --save-baseline "$T/thbase.json" -- \
+	"$W/phases" threads 2 >/dev/null; then
+	# (thread 0's baseline was learned while it was the only thread: its
+	# lines are the core's until then; its summary says it has one)
+	tb=$(jq -s '[.[] | select(.event == "thread_summary" and .baseline)] | map(.thread) | sort | join(",")' "$T/th.json")
+	a0=$(jq -s '[.[] | select(.event == "thread_anomaly" and .thread == 0)] | length' "$T/th.json")
+	a1=$(jq -s '[.[] | select(.event == "thread_anomaly" and .thread == 1)] | length' "$T/th.json")
+	if [ "$tb" = '"0,1"' ] && [ "$a0" = 0 ] && [ "$a1" = 2 ]; then
+		pass "threads: own baselines, thread 1's two anomalies, none for thread 0"
+	else
+		fail "threads: baselines of threads $tb, anomalies: thread 0 $a0, thread 1 $a1 (want 0,1 / 0 / 2)"
+	fi
+	# every instruction and cycle of the core is some thread's
+	for ev in INST_RETIRED CPU_CYCLES STALL_BACKEND_MEM; do
+		core=$(jq -s "[.[] | select(.event == \"summary\")][0].amu.$ev" "$T/th.json")
+		thr=$(jq -s "[.[] | select(.event == \"thread_summary\") | .amu.$ev] | add" "$T/th.json")
+		if [ "$core" = "$thr" ] && [ "$core" -gt 0 ]; then pass "threads: $ev adds up ($core)"
+		else fail "threads: $ev: core $core, threads $thr"; fi
+	done
+	# the threads' baselines are saved and read back (no learning then)
+	n=$(jq '.threads | length' "$T/thbase.json")
+	if [ "$n" = 2 ] && "$DYNPMU" monitor --json --cpus 0 -I $I_US --baseline "$T/thbase.json" \
+		-o "$T/th2.json" -- "$W/phases" threads 2 >/dev/null; then
+		l=$(jq -s '[.[] | select(.event == "thread_baseline")] | length' "$T/th2.json")
+		a1=$(jq -s '[.[] | select(.event == "thread_anomaly" and .thread == 1)] | length' "$T/th2.json")
+		if [ "$l" = 0 ] && [ "$a1" = 2 ]; then pass "threads: saved baselines used"
+		else fail "threads: with saved baselines $l learned, thread 1 $a1 anomalies"; fi
+	else
+		fail "threads: $n thread baselines saved, or the run with them failed"
+	fi
+else
+	fail "threads: monitor failed"
+fi
+
+# 6. bad input
 bad() { # NAME WANT COMMAND...
 	name=$1 want=$2
 	shift 2
@@ -154,6 +260,7 @@ bad() { # NAME WANT COMMAND...
 }
 bad "interval" "--interval" "$DYNPMU" monitor -I 0 -- "$W/phases" steady 1
 bad "learn" "--learn" "$DYNPMU" monitor --learn 2 -- "$W/phases" steady 1
+bad "min-insns" "--min-insns" "$DYNPMU" monitor --min-insns 0 -- "$W/phases" steady 1
 bad "no program" "no program" "$DYNPMU" monitor
 bad "program and trace" "not both" "$DYNPMU" monitor --trace x.trace -- "$W/phases" steady 1
 bad "window" "--window" "$DYNPMU" monitor --window 70000 -- "$W/phases" steady 1

@@ -9,10 +9,14 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
+#include "dynpmu/arch.h"
 #include "dynpmu/monitor.h"
 
 static struct dpmu_mon_watch w;
@@ -83,6 +87,21 @@ static void a_given_baseline_needs_no_learning(void **state)
 	assert_int_equal(dpmu_mon_watch_step(&w, 4.0, 0.1), DPMU_MON_ANOMALY_START);
 }
 
+/* An interval of too few instructions (a thread's start or end) is not
+ * judged; nor one with no cycles. */
+static void few_instructions_are_not_judged(void **state)
+{
+	(void)state;
+	struct dpmu_err err;
+	struct dpmu_mon_watch_opts o = DPMU_MON_WATCH_DEFAULTS;
+	o.min_insns = 1000;
+	assert_int_equal(dpmu_mon_watch_init(&w, &o, NULL, &err), 0);
+	assert_false(dpmu_mon_watch_judges(&w, 999, 100000));
+	assert_true(dpmu_mon_watch_judges(&w, 1000, 100000));
+	assert_false(dpmu_mon_watch_judges(&w, 5000, 0));
+	assert_false(dpmu_mon_watch_judges(&w, 0, 100));
+}
+
 static void bad_options_are_refused(void **state)
 {
 	(void)state;
@@ -112,14 +131,49 @@ static void the_groups_name_their_events(void **state)
 	assert_null(dpmu_mon_diag_group(DPMU_MON_DIAG_GROUPS));
 }
 
+/* The coherence group counts on both DSU numberings (seed 001 section
+ * 4.2): the classic DSU's snoops and L3 accesses, the DSU-120's snoop
+ * requests, data transfers and L3 accesses; each profile's cluster PMU
+ * implements its own three. */
+static unsigned coherence_events_on(const char *profile, const char *must)
+{
+	struct dpmu_err err;
+	struct dpmu_profile *p;
+	assert_int_equal(dpmu_profile_load(profile, &p, &err), 0);
+	const struct dpmu_mon_diag *d = dpmu_mon_diag_group(DPMU_MON_DIAG_COHERENCE);
+	unsigned n = 0;
+	bool found = false;
+	for (unsigned i = 0; i < 6 && d->events[i]; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "cluster/%s/", d->events[i]);
+		struct dpmu_mon_events ev;
+		if (dpmu_mon_events_parse(name, p, 1, &ev, &err) == 0 && ev.ev[0].cluster_code[0] >= 0) {
+			n++;
+			found |= strcmp(d->events[i], must) == 0;
+		}
+	}
+	dpmu_profile_free(p);
+	assert_true(found);
+	return n;
+}
+
+static void coherence_counts_on_both_dsus(void **state)
+{
+	(void)state;
+	assert_int_equal(coherence_events_on("a75x4-a55x4", "SCU_SNP_ACCESS"), 3);
+	assert_int_equal(coherence_events_on("a75x4-a55x4-dsu120", "DATA_TRANSFER"), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(the_baseline_is_median_and_mad),
 		cmocka_unit_test(an_anomaly_starts_changes_and_ends),
 		cmocka_unit_test(a_given_baseline_needs_no_learning),
+		cmocka_unit_test(few_instructions_are_not_judged),
 		cmocka_unit_test(bad_options_are_refused),
 		cmocka_unit_test(the_groups_name_their_events),
+		cmocka_unit_test(coherence_counts_on_both_dsus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,4 +50,18 @@ void dpmu_tool_program_status(const char *cmd, int status);
  * --backend perf counts on the hardware (util.c). */
 void dpmu_tool_perf_hint(const char *cmd);
 
+/* --listen and --linger (listen.c, docs/openmetrics.md), for the
+ * subcommands that serve /metrics. linger_parse: seconds from 0 to 86400,
+ * else a message naming the input and DPMU_EXIT_USAGE. listen_start: a
+ * publisher and its server on HOSTPORT, the port told on stderr; 0, or
+ * the exit status (2 for a malformed address or unknown host, 1 for one
+ * that cannot be bound), with the message printed. linger: serve on for
+ * that many seconds of host time; SIGINT or SIGTERM ends the wait. */
+struct dpmu_om_publisher;
+struct dpmu_om_server;
+int dpmu_tool_linger_parse(const char *cmd, const char *arg, double *out);
+int dpmu_tool_listen_start(const char *cmd, const char *hostport,
+			   struct dpmu_om_publisher **pub, struct dpmu_om_server **srv);
+void dpmu_tool_linger(double seconds);
+
 #endif

@@ -32,6 +32,7 @@
 #include "dynpmu/driver.h"
 #include "dynpmu/monitor.h"
 #include "dynpmu/etm.h"
+#include "dynpmu/openmetrics.h"
 #include "dynpmu/qemu.h"
 #include "dynpmu/tracedir.h"
 
@@ -39,8 +40,10 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: dynpmu monitor [-I US] [--learn N] [--threshold K] [--floor F]\n"
-		"                      [--consecutive N] [--baseline FILE] [--save-baseline FILE]\n"
+		"                      [--consecutive N] [--min-insns N] [--baseline FILE]\n"
+		"                      [--save-baseline FILE]\n"
 		"                      [--compare FILE] [--json] [-o FILE] [--cpus LIST]\n"
+		"                      [--listen HOST:PORT [--linger S]]\n"
 		"                      [--profile P] [--sysroot DIR] -- PROGRAM [ARGS...]\n"
 		"       dynpmu monitor [OPTIONS] --trace FILE\n\n"
 		"Watches every core's CPI and memory-stall share with the Activity Monitors,\n"
@@ -50,6 +53,7 @@ static void usage(FILE *out)
 		"  --threshold K       band half-width in MADs (default 4)\n"
 		"  --floor F           least CPI band, a fraction of the baseline (default 0.15)\n"
 		"  --consecutive N     intervals in a row that start or end an anomaly (default 2)\n"
+		"  --min-insns N       least instructions of an interval that is judged (default 5000)\n"
 		"  --baseline FILE     use a saved baseline instead of learning one\n"
 		"  --save-baseline F   save each core's baseline (JSON)\n"
 		"  --compare FILE      at the end, this run's CPI against a saved baseline\n"
@@ -59,7 +63,11 @@ static void usage(FILE *out)
 		"  --svg FILE          the timeline: CPI, the band, the anomalies and their causes\n"
 		"  --trace FILE        replay an instruction trace instead of running a program\n"
 		"  --json              the event log as JSON lines\n"
-		"  -o, --output FILE   the event log (default: stderr)\n",
+		"  -o, --output FILE   the event log (default: stderr)\n"
+		"  --listen HOST:PORT  serve each interval's AMU counts, CPI, stall share and\n"
+		"                      anomalies at http://HOST:PORT/metrics (OpenMetrics)\n"
+		"  --linger S          with --listen: after the run, keep serving the final values\n"
+		"                      S seconds (SIGINT or SIGTERM ends the wait)\n",
 		DEFAULT_INTERVAL_US, DEFAULT_WINDOW);
 }
 
@@ -86,7 +94,8 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 		{ "save-baseline", required_argument, NULL, 'S' }, { "json", no_argument, NULL, 'j' },
 		{ "compare", required_argument, NULL, 'M' },  { "trace", required_argument, NULL, 'T' },
 		{ "window", required_argument, NULL, 'W' },   { "capture", required_argument, NULL, 'P' },
-		{ "svg", required_argument, NULL, 'G' },
+		{ "svg", required_argument, NULL, 'G' },      { "listen", required_argument, NULL, 'l' },
+		{ "linger", required_argument, NULL, 'g' },   { "min-insns", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },   { "cpus", required_argument, NULL, 'C' },
 		{ "profile", required_argument, NULL, 'p' },  { "sysroot", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
@@ -125,6 +134,11 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 				return DPMU_EXIT_USAGE;
 			o->w.consecutive = (unsigned)v;
 			break;
+		case 'N':
+			if (num("--min-insns", optarg, 1, 1e9, &v))
+				return DPMU_EXIT_USAGE;
+			o->w.min_insns = (uint64_t)v;
+			break;
 		case 'b': o->load = optarg; break;
 		case 'S': o->save = optarg; break;
 		case 'M': o->compare = optarg; break;
@@ -135,6 +149,11 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 			if (num("--window", optarg, 0, 65535, &v))
 				return DPMU_EXIT_USAGE;
 			o->window = (uint64_t)v;
+			break;
+		case 'l': o->listen = optarg; break;
+		case 'g':
+			if (dpmu_tool_linger_parse("monitor", optarg, &o->linger_s))
+				return DPMU_EXIT_USAGE;
 			break;
 		case 'j': o->json = true; break;
 		case 'o': o->output = optarg; break;
@@ -150,6 +169,11 @@ static int parse(int argc, char **argv, struct mon_opts *o)
 			usage(stderr);
 			return DPMU_EXIT_USAGE;
 		}
+	}
+	if (o->linger_s > 0 && !o->listen) {
+		fprintf(stderr, "dynpmu monitor: --linger: keeps --listen's endpoint up; give "
+				"--listen HOST:PORT too\n");
+		return DPMU_EXIT_USAGE;
 	}
 	if (o->trace && optind < argc) {
 		fprintf(stderr, "dynpmu monitor: give either --trace FILE or -- PROGRAM, not both\n");
@@ -219,8 +243,8 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 	uint64_t cyc = v[AMU_CYCLES] - c->last[AMU_CYCLES], ins = v[AMU_INSTS] - c->last[AMU_INSTS],
 		 stl = v[AMU_STALL_MEM] - c->last[AMU_STALL_MEM];
 	memcpy(c->last, v, sizeof v);
-	if (ins == 0 || cyc == 0)
-		return 0; /* the core did not run the program this interval */
+	if (!dpmu_mon_watch_judges(&c->w, ins, cyc))
+		return 0; /* the core did not run the program this interval, or hardly */
 	c->intervals++;
 	int rc = 0;
 	if (c->ncpis == c->capcpis) {
@@ -237,62 +261,139 @@ static int interval(struct mon *m, struct core_mon *c, uint64_t now, struct dpmu
 	}
 	c->ts[c->ncpis] = now;
 	c->cpis[c->ncpis++] = (double)cyc / (double)ins;
-	if (c->d.group >= 0) {
+	double cpi = (double)cyc / (double)ins, stall = (double)stl / (double)cyc;
+	c->judged = true;
+	c->cpi = cpi;
+	c->stall = stall;
+	enum dpmu_mon_watch_event e = dpmu_mon_watch_step(&c->w, cpi, stall);
+	bool starts = e == DPMU_MON_ANOMALY_START || e == DPMU_MON_ANOMALY_CHANGE;
+	/* the running diagnosis's group counted this interval; an interval that
+	 * starts a new anomaly is the new one's, so a diagnosis running then
+	 * ends without it (dpmu_mon_diag_begin) */
+	if (c->d.s.group >= 0 && !starts) {
 		rc = dpmu_mon_diag_interval(m, c, now, ins, cyc, err);
 		if (rc)
 			return rc;
 	}
-	double cpi = (double)cyc / (double)ins, stall = (double)stl / (double)cyc;
-	char text[400], json[400];
-	switch (dpmu_mon_watch_step(&c->w, cpi, stall)) {
-	case DPMU_MON_BASELINE: {
-		const struct dpmu_mon_baseline *bl = &c->w.base;
-		snprintf(text, sizeof text,
-			 "baseline: CPI %.3f (MAD %.3f, band +-%.3f), memory stall %.1f%% (%u intervals)",
-			 bl->cpi, bl->cpi_mad, dpmu_mon_watch_band(&c->w), 100 * bl->stall, bl->intervals);
-		snprintf(json, sizeof json,
-			 "\"cpi\":%.4f,\"cpi_mad\":%.4f,\"band\":%.4f,\"stall\":%.4f,\"stall_mad\":%.4f,"
-			 "\"intervals\":%u",
-			 bl->cpi, bl->cpi_mad, dpmu_mon_watch_band(&c->w), bl->stall, bl->stall_mad,
-			 bl->intervals);
-		dpmu_mon_log(m, now, c, "baseline", json, text);
+	switch (e) {
+	case DPMU_MON_BASELINE:
 		c->base_ns = now;
 		break;
-	}
 	case DPMU_MON_ANOMALY_START:
 	case DPMU_MON_ANOMALY_CHANGE:
 		c->anomaly = ++m->anomalies;
 		c->anomaly_ns = now;
 		rc = anomaly_push(c, now, err);
-		if (rc)
-			return rc;
-		snprintf(text, sizeof text,
-			 "anomaly %u: CPI %.3f (baseline %.3f +-%.3f), memory stall %.1f%% (baseline "
-			 "%.1f%%)",
-			 c->anomaly, cpi, c->w.base.cpi, dpmu_mon_watch_band(&c->w), 100 * stall,
-			 100 * c->w.base.stall);
-		snprintf(json, sizeof json,
-			 "\"anomaly\":%u,\"cpi\":%.4f,\"baseline_cpi\":%.4f,\"band\":%.4f,\"stall\":%.4f,"
-			 "\"baseline_stall\":%.4f",
-			 c->anomaly, cpi, c->w.base.cpi, dpmu_mon_watch_band(&c->w), stall,
-			 c->w.base.stall);
-		dpmu_mon_log(m, now, c, "anomaly", json, text);
-		rc = dpmu_mon_diag_begin(m, c, now, err);
 		break;
 	case DPMU_MON_ANOMALY_END:
-		snprintf(text, sizeof text, "anomaly %u ended: CPI %.3f back in the band (%.3f ms)",
-			 c->anomaly, cpi, (double)(now - c->anomaly_ns) / 1e6);
-		snprintf(json, sizeof json, "\"anomaly\":%u,\"cpi\":%.4f,\"lasted_ns\":%" PRIu64,
-			 c->anomaly, cpi, now - c->anomaly_ns);
-		dpmu_mon_log(m, now, c, "anomaly_end", json, text);
 		if (c->nanom)
 			c->anom[c->nanom - 1].end_ns = now;
-		c->anomaly = 0;
 		break;
 	case DPMU_MON_NOTHING:
 		break;
 	}
+	dpmu_mon_watch_log(m, now, c, -1, e, &c->w, c->anomaly, c->anomaly_ns, cpi, stall);
+	if (!rc && starts)
+		rc = dpmu_mon_diag_begin(m, c, now, err);
+	if (e == DPMU_MON_ANOMALY_END)
+		c->anomaly = 0;
 	return rc;
+}
+
+void dpmu_mon_watch_log(struct mon *m, uint64_t now, const struct core_mon *c, int thread,
+			enum dpmu_mon_watch_event e, const struct dpmu_mon_watch *w,
+			unsigned anomaly, uint64_t since_ns, double cpi, double stall)
+{
+	static const char *const name[][2] = {
+		[DPMU_MON_BASELINE] = { "baseline", "thread_baseline" },
+		[DPMU_MON_ANOMALY_START] = { "anomaly", "thread_anomaly" },
+		[DPMU_MON_ANOMALY_CHANGE] = { "anomaly", "thread_anomaly" },
+		[DPMU_MON_ANOMALY_END] = { "anomaly_end", "thread_anomaly_end" },
+	};
+	/* a lone thread's lines would repeat its core's */
+	if (e == DPMU_MON_NOTHING || (thread >= 0 && m->nthreads < 2))
+		return;
+	char who[32] = "", tj[32] = "", text[400], json[400];
+	if (thread >= 0) {
+		snprintf(who, sizeof who, "thread %d: ", thread);
+		snprintf(tj, sizeof tj, "\"thread\":%d,", thread);
+	}
+	const struct dpmu_mon_baseline *bl = &w->base;
+	switch (e) {
+	case DPMU_MON_BASELINE:
+		snprintf(text, sizeof text,
+			 "%sbaseline: CPI %.3f (MAD %.3f, band +-%.3f), memory stall %.1f%% (%u intervals)",
+			 who, bl->cpi, bl->cpi_mad, dpmu_mon_watch_band(w), 100 * bl->stall, bl->intervals);
+		snprintf(json, sizeof json,
+			 "%s\"cpi\":%.4f,\"cpi_mad\":%.4f,\"band\":%.4f,\"stall\":%.4f,\"stall_mad\":%.4f,"
+			 "\"intervals\":%u",
+			 tj, bl->cpi, bl->cpi_mad, dpmu_mon_watch_band(w), bl->stall, bl->stall_mad,
+			 bl->intervals);
+		break;
+	case DPMU_MON_ANOMALY_START:
+	case DPMU_MON_ANOMALY_CHANGE:
+		snprintf(text, sizeof text,
+			 "%sanomaly %u: CPI %.3f (baseline %.3f +-%.3f), memory stall %.1f%% (baseline "
+			 "%.1f%%)",
+			 who, anomaly, cpi, bl->cpi, dpmu_mon_watch_band(w), 100 * stall, 100 * bl->stall);
+		snprintf(json, sizeof json,
+			 "%s\"anomaly\":%u,\"cpi\":%.4f,\"baseline_cpi\":%.4f,\"band\":%.4f,\"stall\":%.4f,"
+			 "\"baseline_stall\":%.4f",
+			 tj, anomaly, cpi, bl->cpi, dpmu_mon_watch_band(w), stall, bl->stall);
+		break;
+	default: /* DPMU_MON_ANOMALY_END */
+		snprintf(text, sizeof text, "%sanomaly %u ended: CPI %.3f back in the band (%.3f ms)",
+			 who, anomaly, cpi, (double)(now - since_ns) / 1e6);
+		snprintf(json, sizeof json, "%s\"anomaly\":%u,\"cpi\":%.4f,\"lasted_ns\":%" PRIu64, tj,
+			 anomaly, cpi, now - since_ns);
+		break;
+	}
+	dpmu_mon_log(m, now, c, name[e][thread >= 0], json, text);
+}
+
+/* --listen: the run so far as a snapshot, built here on the simulation's
+ * thread and handed to the server's threads by a pointer swap
+ * (docs/openmetrics.md, "the monitor's series"). */
+static int publish(struct mon *m, uint64_t now, bool finished, struct dpmu_err *err)
+{
+	if (!m->o->publish)
+		return 0;
+	size_t cap = DPMU_MAX_CORES + m->capthr, n = 0;
+	struct dpmu_om_watch *w = malloc(cap * sizeof *w);
+	if (!w)
+		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory publishing");
+	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
+		const struct core_mon *c = &m->core[i];
+		if (!c->used)
+			continue;
+		struct dpmu_om_watch *u = &w[n++];
+		memset(u, 0, sizeof *u);
+		u->cpu = c->cpu;
+		u->thread = -1;
+		for (unsigned k = 0; k < DPMU_OM_AMU_COUNTERS; k++)
+			u->amu[k] = c->last[k] - c->first[k];
+		u->judged = c->judged;
+		u->cpi = c->cpi;
+		u->stall = c->stall;
+		u->have_base = c->w.state != DPMU_MON_LEARNING;
+		u->base_cpi = c->w.base.cpi;
+		u->band = dpmu_mon_watch_band(&c->w);
+		u->in_anomaly = c->w.state == DPMU_MON_ANOMALY;
+		u->anomalies = c->w.anomalies;
+	}
+	n += dpmu_mon_threads_watch(m, w + n, cap - n);
+	struct dpmu_om_snapshot *snap = NULL;
+	int rc = dpmu_om_snapshot_create(&snap, err);
+	struct dpmu_om_run r = { .sim_ns = now, .intervals = m->ticks, .finished = finished };
+	if (!rc)
+		rc = dpmu_om_add_watch(snap, w, n, m->b->profile, &r, err);
+	free(w);
+	if (rc) {
+		dpmu_om_snapshot_release(snap);
+		return rc;
+	}
+	dpmu_om_publish(m->o->publish, snap);
+	return 0;
 }
 
 static int tick(void *ctx, uint64_t now, struct dpmu_err *err)
@@ -309,7 +410,9 @@ static int tick(void *ctx, uint64_t now, struct dpmu_err *err)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	int rc = dpmu_mon_threads_interval(m, now, err);
+	m->ticks++;
+	return rc ? rc : publish(m, now, false, err);
 }
 
 /* ---- baselines on disk ---------------------------------------------------------- */
@@ -331,48 +434,49 @@ static int save_baselines(const struct mon *m, const char *path, struct dpmu_err
 			c->w.base.stall_mad, c->w.base.intervals);
 		first = false;
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	dpmu_mon_threads_save(m, f);
+	fprintf(f, "}\n");
 	if (fclose(f))
 		return dpmu_err_set(err, DPMU_EIO, "--save-baseline %s: %s", path, strerror(errno));
 	return 0;
 }
 
-/* cpu's baseline from a --save-baseline file: 1 when the file has none for
- * it, 0 with *out filled, or an error naming the file. */
-static int load_baseline(const char *opt, const char *path, unsigned cpu,
-			 struct dpmu_mon_baseline *out, struct dpmu_err *err)
+int dpmu_mon_baseline_load(const char *opt, const char *path, const char *list, const char *key,
+			   unsigned id, struct dpmu_mon_baseline *out, struct dpmu_err *err)
 {
 	json_error_t je;
 	json_t *j = json_load_file(path, 0, &je);
 	if (!j)
 		return dpmu_err_set(err, DPMU_EINVAL, "%s %s: line %d: %s", opt, path, je.line, je.text);
 	int rc = 1;
-	json_t *cores = json_object_get(j, "cores");
+	json_t *cores = json_object_get(j, "cores"), *entries = json_object_get(j, list);
 	const char *fmt = json_string_value(json_object_get(j, "format"));
 	if (!fmt || strcmp(fmt, "dynpmu-baseline") || !json_is_array(cores))
 		rc = dpmu_err_set(err, DPMU_EINVAL,
 				  "%s %s: not a baseline from --save-baseline (no \"format\": "
 				  "\"dynpmu-baseline\" and \"cores\" array)",
 				  opt, path);
-	for (size_t i = 0; rc == 1 && i < json_array_size(cores); i++) {
-		json_t *c = json_array_get(cores, i);
-		json_t *id = json_object_get(c, "cpu");
-		if (!json_is_integer(id) || json_integer_value(id) != (json_int_t)cpu)
+	/* a file from before threads were saved has no "threads": none */
+	for (size_t i = 0; rc == 1 && i < json_array_size(entries); i++) {
+		json_t *c = json_array_get(entries, i);
+		json_t *n = json_object_get(c, key);
+		if (!json_is_integer(n) || json_integer_value(n) != (json_int_t)id)
 			continue;
 		const char *f[4] = { "cpi", "cpi_mad", "stall", "stall_mad" };
 		double v[4];
 		for (unsigned k = 0; rc == 1 && k < 4; k++) {
 			json_t *x = json_object_get(c, f[k]);
 			if (!json_is_number(x))
-				rc = dpmu_err_set(err, DPMU_EINVAL, "%s %s: cpu%u: \"%s\" is not a number",
-						  opt, path, cpu, f[k]);
+				rc = dpmu_err_set(err, DPMU_EINVAL, "%s %s: %s %u: \"%s\" is not a number",
+						  opt, path, key, id, f[k]);
 			else
 				v[k] = json_number_value(x);
 		}
 		if (rc == 1) {
 			*out = (struct dpmu_mon_baseline){ v[0], v[1], v[2], v[3], 0 };
-			json_t *n = json_object_get(c, "intervals");
-			out->intervals = json_is_integer(n) ? (unsigned)json_integer_value(n) : 0;
+			json_t *ni = json_object_get(c, "intervals");
+			out->intervals = json_is_integer(ni) ? (unsigned)json_integer_value(ni) : 0;
 			rc = 0;
 		}
 	}
@@ -396,7 +500,8 @@ static int compare(struct mon *m, uint64_t end, struct dpmu_err *err)
 		if (!c->used || !c->ncpis)
 			continue;
 		struct dpmu_mon_baseline base;
-		int have = load_baseline("--compare", m->o->compare, c->cpu, &base, err);
+		int have = dpmu_mon_baseline_load("--compare", m->o->compare, "cores", "cpu", c->cpu,
+						  &base, err);
 		if (have < 0)
 			return have;
 		if (have == 1)
@@ -465,41 +570,21 @@ static int write_svg(const struct mon *m, const char *path, struct dpmu_err *err
 
 /* ---- the run -------------------------------------------------------------------- */
 
-static int resolve_groups(struct mon *m, uint64_t cores, struct dpmu_err *err)
-{
-	for (unsigned g = 0; g < DPMU_MON_DIAG_GROUPS; g++) {
-		const struct dpmu_mon_diag *dg = dpmu_mon_diag_group((enum dpmu_mon_diag_group)g);
-		struct dpmu_mon_events *ev = &m->group_ev[g];
-		memset(ev, 0, sizeof *ev);
-		for (unsigned i = 0; i < MAX_EVENTS && dg->events[i]; i++) {
-			char name[96];
-			snprintf(name, sizeof name, dg->target == DPMU_MON_CLUSTER ? "cluster/%s/" : "%s",
-				 dg->events[i]);
-			struct dpmu_mon_events one;
-			struct dpmu_err e2;
-			if (dpmu_mon_events_parse(name, m->b->profile, cores, &one, &e2)) {
-				/* not in this profile's catalogs: the group counts without it */
-				for (unsigned t = 0; t < DPMU_MAX_CORE_TYPES; t++)
-					one.ev[0].code[t] = DPMU_MON_NO_CODE;
-				for (unsigned cl = 0; cl < DPMU_MAX_CLUSTERS; cl++)
-					one.ev[0].cluster_code[cl] = DPMU_MON_NO_CODE;
-			}
-			ev->ev[ev->n++] = one.ev[0];
-		}
-	}
-	(void)err;
-	return 0;
-}
-
 static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *bad_input)
 {
 	*bad_input = true;
 	struct dpmu_backend *b = NULL;
+	char program[4096] = "";
 	int rc;
 	if (o->trace) {
 		struct dpmu_sim_options so = { .profile = o->profile, .trace = o->trace };
 		rc = dpmu_sim_create(&so, &b, err);
 	} else {
+		/* the path qemu runs, for the captures' program image: PROGRAM
+		 * may be a name found in PATH */
+		rc = dpmu_qemu_check_program(o->prog_argv[0], o->sysroot, program, sizeof program, err);
+		if (rc)
+			return rc;
 		struct dpmu_qemu_options qo = { .profile = o->profile, .program = o->prog_argv[0],
 						.argv = o->prog_argv, .sysroot = o->sysroot,
 						.cpus = o->cpus };
@@ -515,8 +600,9 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 	m->o = o;
 	m->b = b;
 	m->out = out;
+	memcpy(m->program, program, sizeof m->program);
 	m->next_ns = o->interval_ns;
-	rc = resolve_groups(m, b->cores, err);
+	rc = dpmu_mon_diagnoser_init(&m->dx, b->drv, b->profile, b->cores, err);
 	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++) {
 		if (!(b->cores >> i & 1))
 			continue;
@@ -529,10 +615,12 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 		c->cpu = i;
 		c->cluster = cl;
 		c->type = (unsigned)(t - b->profile->core_types);
-		c->d.group = -1;
-		dpmu_an_table_init(&c->d.t);
+		dpmu_mon_diagnosis_init(&c->d.s, i, cl, c->type);
+		c->thread = -1;
 		struct dpmu_mon_baseline base;
-		int have = o->load ? load_baseline("--baseline", o->load, i, &base, err) : 1;
+		int have = o->load ? dpmu_mon_baseline_load("--baseline", o->load, "cores", "cpu", i,
+							    &base, err)
+				   : 1;
 		rc = have < 0 ? have : dpmu_mon_watch_init(&c->w, &o->w, have == 0 ? &base : NULL, err);
 		/* EL3 firmware enables the AMU's group-0 counters */
 		if (!rc)
@@ -541,6 +629,8 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 							      b->ops->name);
 		for (unsigned k = 0; !rc && k < 4; k++)
 			rc = dpmu_drv_amu_read(b->drv, i, 0, k, &c->last[k], err);
+		memcpy(c->first, c->last, sizeof c->first);
+		memcpy(c->at_switch, c->last, sizeof c->at_switch);
 		/* the trace unit's sink, for the captures (a program run) */
 		if (!rc && !o->trace && o->window) {
 			rc = dpmu_etm_sink_init(&c->sink, SINK_BYTES, err);
@@ -555,31 +645,62 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 	if (!rc && o->compare) {
 		/* a bad file is bad input: found before the run, not after */
 		struct dpmu_mon_baseline probe;
-		int have = load_baseline("--compare", o->compare, 0, &probe, err);
+		int have = dpmu_mon_baseline_load("--compare", o->compare, "cores", "cpu", 0, &probe,
+						  err);
 		rc = have < 0 ? have : 0;
 	}
+	if (!rc)
+		rc = publish(m, 0, false, err); /* before the run: no counts yet */
+	/* each thread's counts: the core's between its switches */
+	if (!rc && b->ops->on_switch)
+		b->ops->on_switch(b, dpmu_mon_thread_switched, m);
 	if (!rc) {
 		*bad_input = false;
 		rc = b->ops->run_timed ? b->ops->run_timed(b, DPMU_MON_POLL_INSNS, o->interval_ns, tick, m, err)
 				       : b->ops->run(b, DPMU_MON_POLL_INSNS, tick, m, err);
 	}
 	uint64_t end = b->ops->time_ns(b);
+	/* a diagnosis the run's end cut short still names what it found */
+	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++)
+		if (m->core[i].used)
+			rc = dpmu_mon_diag_finish(m, &m->core[i], end, "the run ended", err);
+	/* the counts since the last interval (not judged: it may be short) go
+	 * into the totals the summary and the endpoint give */
+	for (unsigned i = 0; !rc && i < DPMU_MAX_CORES; i++) {
+		for (unsigned k = 0; m->core[i].used && !rc && k < 4; k++)
+			rc = dpmu_drv_amu_read(b->drv, i, 0, k, &m->core[i].last[k], err);
+		if (!rc && m->core[i].used)
+			rc = dpmu_mon_threads_charge(m, &m->core[i], err);
+	}
+	if (b->ops->on_switch)
+		b->ops->on_switch(b, NULL, NULL);
+	if (!rc)
+		rc = publish(m, end, true, err);
 	if (!rc) {
 		/* the summary */
 		for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
 			const struct core_mon *c = &m->core[i];
 			if (!c->used || !c->intervals)
 				continue;
-			char text[300], json[300];
+			char text[300], json[600];
 			snprintf(text, sizeof text, "summary: %" PRIu64 " intervals, %s, %u anomal%s",
 				 c->intervals, c->w.state == DPMU_MON_LEARNING ? "no baseline (too few intervals)"
 										 : "baseline learned",
 				 c->w.anomalies, c->w.anomalies == 1 ? "y" : "ies");
-			snprintf(json, sizeof json, "\"intervals\":%" PRIu64 ",\"anomalies\":%u,\"baseline\":%s",
+			/* the run's AMU counts and the last judged interval, as
+			 * --listen serves them */
+			snprintf(json, sizeof json,
+				 "\"intervals\":%" PRIu64 ",\"anomalies\":%u,\"baseline\":%s,"
+				 "\"cpi\":%.17g,\"stall\":%.17g,\"amu\":{\"CPU_CYCLES\":%" PRIu64
+				 ",\"CNT_CYCLES\":%" PRIu64 ",\"INST_RETIRED\":%" PRIu64
+				 ",\"STALL_BACKEND_MEM\":%" PRIu64 "}",
 				 c->intervals, c->w.anomalies,
-				 c->w.state == DPMU_MON_LEARNING ? "false" : "true");
+				 c->w.state == DPMU_MON_LEARNING ? "false" : "true", c->cpi, c->stall,
+				 c->last[0] - c->first[0], c->last[1] - c->first[1],
+				 c->last[2] - c->first[2], c->last[3] - c->first[3]);
 			dpmu_mon_log(m, end, c, "summary", json, text);
 		}
+		dpmu_mon_threads_summary(m, end);
 		if (o->compare)
 			rc = compare(m, end, err);
 		if (!rc && o->svg)
@@ -589,7 +710,6 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 	}
 	for (unsigned i = 0; i < DPMU_MAX_CORES; i++) {
 		struct core_mon *c = &m->core[i];
-		dpmu_an_table_free(&c->d.t);
 		free(c->cpis);
 		free(c->ts);
 		free(c->anom);
@@ -600,11 +720,12 @@ static int run(const struct mon_opts *o, FILE *out, struct dpmu_err *err, bool *
 			dpmu_etm_sink_free(&c->sink);
 		}
 	}
+	free(m->thr);
 	free(m);
 	int status = o->trace ? 0 : dpmu_qemu_wait_status(b);
 	dpmu_backend_destroy(b);
-	if (!rc && WIFEXITED(status) && WEXITSTATUS(status))
-		fprintf(stderr, "dynpmu monitor: the program exited with status %d\n", WEXITSTATUS(status));
+	if (!rc)
+		dpmu_tool_program_status("monitor", status);
 	return rc;
 }
 
@@ -619,15 +740,29 @@ int dpmu_cmd_monitor(int argc, char **argv)
 		fprintf(stderr, "dynpmu monitor: -o %s: %s\n", o.output, strerror(errno));
 		return DPMU_EXIT_USAGE;
 	}
+	/* before the run, so that a bad address is told at once */
+	struct dpmu_om_server *srv = NULL;
+	if (o.listen && (rc = dpmu_tool_listen_start("monitor", o.listen, &o.publish, &srv))) {
+		if (out != stderr)
+			fclose(out);
+		return rc;
+	}
 	struct dpmu_err err;
 	dpmu_err_clear(&err);
 	bool bad_input;
 	rc = run(&o, out, &err, &bad_input);
 	if (out != stderr && fclose(out) && !rc)
 		rc = dpmu_err_set(&err, DPMU_EIO, "-o %s: %s", o.output, strerror(errno));
+	int status = DPMU_EXIT_OK;
 	if (rc) {
 		fprintf(stderr, "dynpmu monitor: %s\n", dpmu_errmsg(&err));
-		return bad_input ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
+		status = bad_input ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
 	}
-	return DPMU_EXIT_OK;
+	/* after the log is written and closed, so that a scraper comparing the
+	 * two finds it complete */
+	if (srv && !rc && o.linger_s > 0)
+		dpmu_tool_linger(o.linger_s);
+	dpmu_om_server_stop(srv);
+	dpmu_om_publisher_destroy(o.publish);
+	return status;
 }

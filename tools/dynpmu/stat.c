@@ -295,18 +295,10 @@ static int parse_opts(int argc, char **argv, struct dpmu_stat_opts *o)
 		case 'l':
 			o->listen = optarg;
 			break;
-		case 'W': {
-			char *end;
-			errno = 0;
-			o->linger_s = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !(o->linger_s >= 0) ||
-			    o->linger_s > 86400) {
-				fprintf(stderr, "dynpmu stat: --linger '%s': give seconds from 0 to "
-						"86400 (fractions allowed)\n", optarg);
+		case 'W':
+			if (dpmu_tool_linger_parse("stat", optarg, &o->linger_s))
 				return DPMU_EXIT_USAGE;
-			}
 			break;
-		}
 		case 'h':
 			stat_usage(stdout);
 			return -1;
@@ -702,68 +694,6 @@ static void print_sched(const struct dpmu_backend *b)
 		(double)st.idle_ns / 1e6);
 }
 
-/* --linger: SIGINT or SIGTERM ends the wait (and dynpmu, normally). */
-static volatile sig_atomic_t linger_stop;
-
-static void linger_on_signal(int sig)
-{
-	(void)sig;
-	linger_stop = 1;
-}
-
-/* Keep serving the final snapshot for o->linger_s seconds of host time, so
- * that a scraper sees the end of a run shorter than its scrape interval. */
-static void linger(const struct dpmu_stat_opts *o)
-{
-	struct sigaction sa, old_int, old_term;
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = linger_on_signal;
-	linger_stop = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	struct timespec end, now;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += (time_t)o->linger_s;
-	end.tv_nsec += (long)((o->linger_s - (double)(time_t)o->linger_s) * 1e9);
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	while (!linger_stop) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
-			break;
-		/* short naps: a signal between the check and the sleep costs at
-		 * most one of them */
-		struct timespec nap = {0, 50 * 1000 * 1000};
-		nanosleep(&nap, NULL);
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-}
-
-/* --listen: the publisher and its server, started before the run so that
- * a bad address is told at once. Returns 0 or the exit status. */
-static int listen_start(struct dpmu_stat_opts *o, struct dpmu_om_server **srv)
-{
-	struct dpmu_err err;
-	dpmu_err_clear(&err);
-	int rc = dpmu_om_publisher_create(&o->publish, &err);
-	if (!rc)
-		rc = dpmu_om_server_start(o->listen, o->publish, NULL, srv, &err);
-	if (rc) {
-		fprintf(stderr, "dynpmu stat: %s\n", dpmu_errmsg(&err));
-		dpmu_om_publisher_destroy(o->publish);
-		o->publish = NULL;
-		/* a malformed address or unknown host is the command line's */
-		return rc == DPMU_EINVAL || rc == DPMU_ENOENT ? DPMU_EXIT_USAGE : DPMU_EXIT_FAIL;
-	}
-	/* the port, for PORT 0 (the system's pick) and for scripts */
-	fprintf(stderr, "dynpmu stat: serving /metrics on port %u\n", dpmu_om_server_port(*srv));
-	return 0;
-}
-
 /* The run a signal handler looks at: a handler can reach nothing else. */
 static struct dpmu_stat_run *volatile stat_running;
 
@@ -822,7 +752,7 @@ int dpmu_cmd_stat(int argc, char **argv)
 		return DPMU_EXIT_USAGE;
 	}
 	struct dpmu_om_server *srv = NULL;
-	if (o.listen && (rc = listen_start(&o, &srv)) != 0) {
+	if (o.listen && (rc = dpmu_tool_listen_start("stat", o.listen, &o.publish, &srv)) != 0) {
 		if (out != stdout && out != stderr)
 			fclose(out);
 		if (svg)
@@ -879,7 +809,7 @@ int dpmu_cmd_stat(int argc, char **argv)
 	/* after the report is written and closed, so that a scraper comparing
 	 * the two finds the file complete */
 	if (srv && !rc && o.linger_s > 0)
-		linger(&o);
+		dpmu_tool_linger(o.linger_s);
 	dpmu_om_server_stop(srv);
 	dpmu_om_publisher_destroy(o.publish);
 	return status;

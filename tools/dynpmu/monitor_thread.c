@@ -82,7 +82,7 @@ int dpmu_mon_thread_switched(void *ctx, unsigned cpu, int prev, int next, uint64
 		return 0;
 	struct core_mon *c = &m->core[cpu];
 	int rc = dpmu_mon_threads_charge(m, c, err);
-	struct thread_mon *t;
+	struct thread_mon *t = NULL;
 	if (!rc && next >= 0 && !(rc = thread_get(m, next, &t, err)))
 		t->cpu = cpu;
 	c->thread = next;

@@ -100,6 +100,8 @@ sh ./script.sh$args >/tmp/out
 rc=\$?
 echo "@@dynpmu-vm: begin@@"
 cat /tmp/out
+# The end marker on a line of its own, after output without a last newline too.
+[ -z "\$(tail -c 1 /tmp/out)" ] || echo
 echo "@@dynpmu-vm: end \$rc@@"
 poweroff -f
 EOF

@@ -31,9 +31,10 @@ head -c 65536 /dev/zero >"$tmp/junk"
 want 3 "the kernel did not reach /init" sh "$here/run.sh" -k "$tmp/junk" -t 5 "$tmp/g.sh"
 
 # A real boot: arguments with a space and a quote, a file, the exit status.
-printf 'echo "out: $1|$2"\necho "err: here" >&2\ncat file.txt\nexit 7\n' >"$tmp/g.sh"
+# The last line lacks its newline: the end marker must still be found.
+printf 'echo "out: $1|$2"\necho "err: here" >&2\ncat file.txt\nprintf tail\nexit 7\n' >"$tmp/g.sh"
 want 7 "err: here" sh "$here/run.sh" -t "${DPMU_VM_TIMEOUT:-240}" -o "$tmp/out" "$tmp/g.sh" "$tmp/file.txt" -- "a b" "it's"
-printf 'out: a b|it'"'"'s\ndata\n' >"$tmp/want"
+printf 'out: a b|it'"'"'s\ndata\ntail\n' >"$tmp/want"
 cmp -s "$tmp/out" "$tmp/want" || fail "the guest's output came back as '$(cat "$tmp/out")'"
 [ -s "$tmp/out.console" ] || fail "no console log in OUT.console"
 [ "$failures" -eq 0 ] && echo PASS

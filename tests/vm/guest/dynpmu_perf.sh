@@ -12,6 +12,9 @@ section() { # NAME DYNPMU-ARGS...: one run of dynpmu, report in /tmp/r
 	name=$1
 	shift
 	rm -f /tmp/r
+	# Let the guest settle first: under QEMU whatever else runs while the
+	# program counts (on either vCPU) can add to its count.
+	sleep 1
 	# On CPU 0, and so the program it starts: under QEMU a program that
 	# moves to the other vCPU gets some 2,800 EL0 instructions more counted,
 	# varying run to run (docs/hardware.md); pinned, every run is exact.

@@ -25,9 +25,12 @@ test:
 
 # gcc at make demo's optimisation level (its optimiser finds warnings -O0
 # hides), AddressSanitizer + UndefinedBehaviorSanitizer, every test.
-test-main:
+# The arm64 kernel test (tests/vm) runs the static perf-only dynpmu in
+# the guest: perf-aarch64 builds it first.
+test-main: perf-aarch64
 	$(CMAKE) -S . -B build-test -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc \
-		-DDPMU_SANITIZE=address,undefined >/dev/null
+		-DDPMU_SANITIZE=address,undefined \
+		-DDPMU_VM_DYNPMU=$(CURDIR)/build-perf-aarch64/dynpmu >/dev/null
 	$(CMAKE) --build build-test -j$(JOBS)
 	cd build-test && ctest --output-on-failure -j$(JOBS)
 

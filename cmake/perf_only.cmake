@@ -39,7 +39,7 @@ target_link_libraries(dpmu_analysis PUBLIC dpmu_monitor dpmu_jansson m)
 
 set(t ${CMAKE_SOURCE_DIR}/tools/dynpmu)
 add_executable(dynpmu ${t}/main.c ${t}/stat.c ${t}/list.c ${t}/list_perf.c ${t}/profiles.c
-  ${t}/util.c ${t}/perfonly/absent.c)
+  ${t}/util.c ${t}/listen.c ${t}/perfonly/absent.c)
 target_compile_definitions(dynpmu PRIVATE DPMU_PERF_ONLY=1)
 target_link_libraries(dynpmu PRIVATE dpmu_analysis dpmu_backend dpmu_monitor dpmu_uarch
   dpmu_model dpmu_arch dpmu_driver Threads::Threads m)

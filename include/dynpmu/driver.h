@@ -262,6 +262,12 @@ int dpmu_drv_snapshot_trigger(struct dpmu_drv *d, struct dpmu_drv_frame f,
  * hook between polls; then read PMCFGR.N, every PMEVCNTSVR<n> and PMCCNTSVR. */
 int dpmu_drv_snapshot_collect(struct dpmu_drv *d, struct dpmu_drv_frame f,
 			      struct dpmu_drv_snapshot *out, struct dpmu_err *err);
+/* The same reading only the captured counters mask names (bit n:
+ * PMEVCNTSVR<n>, bit 31: PMCCNTSVR); the others read as 0. A monitor
+ * reads what it programmed: each capture register is two 32-bit reads
+ * through the frame. */
+int dpmu_drv_snapshot_collect_mask(struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t mask,
+				   struct dpmu_drv_snapshot *out, struct dpmu_err *err);
 /* trigger + collect. */
 int dpmu_drv_snapshot(struct dpmu_drv *d, struct dpmu_drv_frame f, struct dpmu_drv_snapshot *out,
 		      struct dpmu_err *err);

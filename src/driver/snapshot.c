@@ -56,8 +56,8 @@ static int read64(struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t off, uin
 	return 0;
 }
 
-int dpmu_drv_snapshot_collect(struct dpmu_drv *d, struct dpmu_drv_frame f,
-			      struct dpmu_drv_snapshot *out, struct dpmu_err *err)
+int dpmu_drv_snapshot_collect_mask(struct dpmu_drv *d, struct dpmu_drv_frame f, uint32_t mask,
+				   struct dpmu_drv_snapshot *out, struct dpmu_err *err)
 {
 	uint32_t sscr = 0, cfgr;
 	int rc;
@@ -81,9 +81,15 @@ int dpmu_drv_snapshot_collect(struct dpmu_drv *d, struct dpmu_drv_frame f,
 	unsigned n = cfgr & DPMU_EXT_PMCFGR_N_MASK;
 	out->n = n > DPMU_DRV_MAX_COUNTERS ? DPMU_DRV_MAX_COUNTERS : n;
 	for (unsigned i = 0; i < out->n; i++)
-		if ((rc = read64(d, f, DPMU_EXT_PMEVCNTSVR(i), &out->ev[i], err)))
+		if ((mask >> i & 1) && (rc = read64(d, f, DPMU_EXT_PMEVCNTSVR(i), &out->ev[i], err)))
 			return rc;
-	return read64(d, f, DPMU_EXT_PMCCNTSVR, &out->cc, err);
+	return mask & DPMU_DRV_CYCLE_BIT ? read64(d, f, DPMU_EXT_PMCCNTSVR, &out->cc, err) : 0;
+}
+
+int dpmu_drv_snapshot_collect(struct dpmu_drv *d, struct dpmu_drv_frame f,
+			      struct dpmu_drv_snapshot *out, struct dpmu_err *err)
+{
+	return dpmu_drv_snapshot_collect_mask(d, f, UINT32_MAX, out, err);
 }
 
 int dpmu_drv_snapshot(struct dpmu_drv *d, struct dpmu_drv_frame f, struct dpmu_drv_snapshot *out,

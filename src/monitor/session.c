@@ -701,7 +701,7 @@ static int snapshot_all(struct dpmu_mon_session *s, uint64_t now, struct dpmu_er
 			continue;
 		}
 		struct dpmu_drv_snapshot snap;
-		int rc = dpmu_drv_snapshot_collect(s->drv, frame_of(pmu), &snap, err);
+		int rc = dpmu_drv_snapshot_collect_mask(s->drv, frame_of(pmu), pmu->mask, &snap, err);
 		if (rc)
 			return rc;
 		for (unsigned c = 0; next_counter(pmu, &c); c++) {
@@ -740,6 +740,8 @@ static int end_interval(struct dpmu_mon_session *s, uint64_t now, struct dpmu_er
 	}
 	for (unsigned k = 0; k < NPMUS; k++) {
 		struct dpmu_mon_pmu *pmu = pmu_at(s, k);
+		if (!pmu->used)
+			continue; /* its counts stay 0 */
 		memcpy(pmu->mark_total, pmu->total, sizeof pmu->total);
 		memcpy(pmu->mark_running, pmu->running, sizeof pmu->running);
 		memcpy(pmu->mark_enabled, pmu->enabled, sizeof pmu->enabled);

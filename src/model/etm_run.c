@@ -525,11 +525,10 @@ bool dpmu_model_etm_block(struct dpmu_model *m, unsigned core, uint64_t first_pc
 		}
 		if (view && last->branch == DPMU_ETM_DIRECT &&
 		    dpmu_etm_encoder_atom(&r->enc, last->taken)) {
-			r->last = r->seen_n + n - 1;
-			r->traced += n;
-			r->seen_n += n;
+			account(r, true, n);
 			r->mid_block = false;
 			r->next_pc = last->next;
+			r->seen_n += n;
 			return true;
 		}
 	}

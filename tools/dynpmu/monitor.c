@@ -200,6 +200,19 @@ void dpmu_mon_log(struct mon *m, uint64_t t, const struct core_mon *c, const cha
 }
 
 /* A JSON string's body: quotes and backslashes escaped, controls dropped. */
+void dpmu_mon_om_unit(struct dpmu_om_watch *u, const struct dpmu_mon_watch *w, bool judged,
+		      double cpi, double stall)
+{
+	u->judged = judged;
+	u->cpi = cpi;
+	u->stall = stall;
+	u->have_base = w->state != DPMU_MON_LEARNING;
+	u->base_cpi = w->base.cpi;
+	u->band = dpmu_mon_watch_band(w);
+	u->in_anomaly = w->state == DPMU_MON_ANOMALY;
+	u->anomalies = w->anomalies;
+}
+
 void dpmu_mon_json_escape(const char *s, char *out, size_t cap)
 {
 	size_t k = 0;
@@ -371,14 +384,7 @@ static int publish(struct mon *m, uint64_t now, bool finished, struct dpmu_err *
 		u->thread = -1;
 		for (unsigned k = 0; k < DPMU_OM_AMU_COUNTERS; k++)
 			u->amu[k] = c->last[k] - c->first[k];
-		u->judged = c->judged;
-		u->cpi = c->cpi;
-		u->stall = c->stall;
-		u->have_base = c->w.state != DPMU_MON_LEARNING;
-		u->base_cpi = c->w.base.cpi;
-		u->band = dpmu_mon_watch_band(&c->w);
-		u->in_anomaly = c->w.state == DPMU_MON_ANOMALY;
-		u->anomalies = c->w.anomalies;
+		dpmu_mon_om_unit(u, &c->w, c->judged, c->cpi, c->stall);
 	}
 	n += dpmu_mon_threads_watch(m, w + n, cap - n);
 	struct dpmu_om_snapshot *snap = NULL;

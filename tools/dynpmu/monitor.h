@@ -114,6 +114,11 @@ void dpmu_mon_watch_log(struct mon *m, uint64_t now, const struct core_mon *c, i
 			enum dpmu_mon_watch_event e, const struct dpmu_mon_watch *w,
 			unsigned anomaly, uint64_t since_ns, double cpi, double stall);
 
+/* The /metrics unit of a core or a thread: what its watch and latest
+ * judged interval say (cpu, thread and amu are the caller's). */
+void dpmu_mon_om_unit(struct dpmu_om_watch *u, const struct dpmu_mon_watch *w, bool judged,
+		      double cpi, double stall);
+
 /* A saved baseline (--baseline, --compare): of the entry of array `list`
  * ("cores" or "threads") whose `key` ("cpu" or "thread") is id. 1 when the
  * file has none, 0 with *out filled, or an error naming the file. */

@@ -173,14 +173,7 @@ size_t dpmu_mon_threads_watch(const struct mon *m, struct dpmu_om_watch *w, size
 		u->cpu = t->cpu;
 		u->thread = t->id;
 		memcpy(u->amu, t->total, sizeof u->amu);
-		u->judged = t->judged;
-		u->cpi = t->cpi;
-		u->stall = t->stall;
-		u->have_base = t->w.state != DPMU_MON_LEARNING;
-		u->base_cpi = t->w.base.cpi;
-		u->band = dpmu_mon_watch_band(&t->w);
-		u->in_anomaly = t->w.state == DPMU_MON_ANOMALY;
-		u->anomalies = t->w.anomalies;
+		dpmu_mon_om_unit(u, &t->w, t->judged, t->cpi, t->stall);
 	}
 	return n;
 }

@@ -1160,10 +1160,20 @@ struct dpmu_ublock {
 	 * than DPMU_UDEP_MAX instructions, with a load without register
 	 * operands or with a step that times itself (step_rare). */
 	bool dsum;
+	bool noload; /* a summary, and no load (run_block_noload) */
 	uint32_t nw, nwl; /* nwl: the first of wdep[] name a load */
 	dpmu_u128 fixed, wmask, win; /* win: the registers wdep[] names */
 	struct dpmu_udep *idep;
 	struct dpmu_uwdep *wdep;
+	/* The template of a clean execution (lean_template) for core type
+	 * lean_type (NULL: none yet): when every load hits the L1D and
+	 * nothing stalls, load i's value is ready lean_load[i] milli-cycles
+	 * after the block's start and the value of wdep[k] (k < nwl)
+	 * lean_w[k] after it; lean_ok: no load then takes a reorder-window
+	 * entry. */
+	const struct dpmu_core_type *lean_type;
+	bool lean_ok;
+	uint32_t *lean_load, *lean_w;
 };
 
 /* Whether instruction i of a block may start a new fetch line of 2^shift
@@ -1310,7 +1320,8 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	struct dpmu_ublock *b =
 		calloc(1, sizeof *b + n * sizeof *b->imask + nd * sizeof *b->idep +
 				  nw * sizeof *b->wdep + n * sizeof *b->insn + nev * sizeof *b->ev +
-				  (n + 1) * sizeof *b->step);
+				  (n + 1) * sizeof *b->step +
+				  (nd + nw) * sizeof *b->lean_load);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
@@ -1345,6 +1356,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		}
 	}
 	dpmu_u128 loaded = 0, written = 0;
+	b->noload = dsum;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct dpmu_insn *in = &insns[i];
 		const struct dpmu_iregm m = b->imask[i] = insn_masks(in);
@@ -1352,6 +1364,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		b->walk |= (m.src & loaded) != 0;
 		written |= m.dst;
 		if (in->kind == DPMU_INSN_LOAD) {
+			b->noload = false;
 			b->walk |= insn_no_regs(in);
 			loaded |= m.dst;
 			b->computed &= ~m.dst;
@@ -1367,6 +1380,8 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	b->fall = insns[n - 1].pc + insns[n - 1].isize;
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
+	b->lean_load = b->step + n + 1;
+	b->lean_w = b->lean_load + nd;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		if (tot[e])
 			b->ev[b->nev++] = (struct dpmu_ublock_ev){
@@ -1742,6 +1757,104 @@ static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struc
 	c->dep_pend = p;
 }
 
+/* The end of a RUN_DEPS execution of a block without loads whose tail
+ * was predicted: each value it writes is ready when the latest of the
+ * registers pending at its entry that it names is (q: those); most often
+ * one register is, whose value those that name it then hold. */
+static inline __attribute__((always_inline)) void deps_end_noload(struct dpmu_ucore *c,
+								  const struct dpmu_ublock *b,
+								  dpmu_u128 pend0, dpmu_u128 q)
+{
+	if (q & (q - 1)) {
+		deps_end(c, b, pend0, NULL, false, 0); /* (no load: lv is not read) */
+		return;
+	}
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	if (q) {
+		const uint64_t lo = (uint64_t)q;
+		const struct dpmu_ureg ev = c->tm.reg[lo ? __builtin_ctzll(lo)
+						       : 64 + __builtin_ctzll((uint64_t)(q >> 64))];
+		if (ev.ready > core_now(c, 0))
+			for (const struct dpmu_uwdep *w = b->wdep, *end = w + b->nw; w < end; w++)
+				if (w->d.entry & q) {
+					c->tm.reg[w->reg] = ev;
+					p |= w->bit;
+				}
+	}
+	c->dep_pend = p;
+}
+
+/* ---- the template of a clean execution
+ *
+ * A block with a dependence summary has no steps but loads, stores and new
+ * fetch lines (block_deps). In a clean execution (RUN_CLEAN) that waits for
+ * no reorder window, while every load hits the L1D and nothing stalls,
+ * each load starts at its dispatch slot or when the values its address
+ * needs are ready, all at fixed times after the block's start: its
+ * template. block_steps then works out no value until something departs
+ * from it (a miss, a stall: lean_fill gives the values so far), and the
+ * end takes the written values' times from it (lean_end). */
+
+/* b's template for c's core type (the same arithmetic as block_steps's
+ * loads: dep_load_value of an L1D hit, no reorder-window entry when it
+ * completes within rob_span of its dispatch). */
+static __attribute__((noinline, cold)) void lean_template(struct dpmu_ublock *b,
+							  const struct dpmu_ucore *c)
+{
+	const uint64_t cpi = c->cpi_milli, l1 = c->tm.l1_milli, span = c->tm.rob_span;
+	uint64_t off[DPMU_UDEP_MAX];
+	bool ok = true;
+	for (uint32_t i = 0; i < b->n; i++) {
+		if (b->insn[i].kind != DPMU_INSN_LOAD)
+			continue;
+		const uint64_t s = i * cpi;
+		uint64_t start = s;
+		for (uint64_t l = b->idep[i].load; l; l &= l - 1)
+			if (off[__builtin_ctzll(l)] > start)
+				start = off[__builtin_ctzll(l)];
+		off[i] = start + l1;
+		ok &= off[i] - s <= span && off[i] <= UINT32_MAX;
+		b->lean_load[i] = (uint32_t)off[i];
+	}
+	for (uint32_t k = 0; k < b->nwl; k++) {
+		uint64_t r = 0;
+		for (uint64_t l = b->wdep[k].d.load; l; l &= l - 1)
+			if (off[__builtin_ctzll(l)] > r)
+				r = off[__builtin_ctzll(l)];
+		b->lean_w[k] = (uint32_t)r;
+	}
+	b->lean_ok = ok;
+	b->lean_type = c->type;
+}
+
+/* The values of b's loads before instruction `upto` of an execution that
+ * started at t0 and kept to the template so far. */
+static __attribute__((noinline)) void lean_fill(const struct dpmu_ublock *b, struct dpmu_ureg *lv,
+						uint32_t upto, uint64_t t0)
+{
+	for (uint32_t i = 0; i < upto; i++)
+		if (b->insn[i].kind == DPMU_INSN_LOAD)
+			lv[i] = (struct dpmu_ureg){t0 + b->lean_load[i], 0, 0};
+}
+
+/* The end of an execution that kept to the template (deps_end_loads with
+ * the values' times from it). */
+static inline __attribute__((always_inline)) void lean_end(struct dpmu_ucore *c,
+							   const struct dpmu_ublock *b, uint64_t t0)
+{
+	const uint64_t now = core_now(c, 0);
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	for (uint32_t k = 0; k < b->nwl; k++) {
+		const uint64_t r = t0 + b->lean_w[k];
+		if (r <= now)
+			continue;
+		const struct dpmu_uwdep *w = &b->wdep[k];
+		c->tm.reg[w->reg] = (struct dpmu_ureg){r, 0, 0};
+		p |= w->bit;
+	}
+	c->dep_pend = p;
+}
+
 /* The block path on core c, below dpmu_uarch_run_block_on: a block with
  * no delivery point inside (one with one goes to run_block_split). Its
  * own function, given the core and not its index: inside one function
@@ -1876,7 +1989,7 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
 static inline __attribute__((always_inline)) void
 block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	    const uint64_t *addr, uint64_t next_pc, const bool deps, const bool clean,
-	    const bool watch)
+	    const bool watch, const bool lean, const bool noload)
 {
 	if (b->line_shift != c->l1i.set.shift)
 		ublock_replan(b, c->l1i.set.shift);
@@ -1909,6 +2022,15 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	}
 	/* watch (sampling): the looks at the steps (run_block_sampled) */
 	struct wlook look = {work0 + 1000 * c->stall_cycles, UINT32_MAX}, *const lk = watch ? &look : NULL;
+	/* lean (a clean execution): keeping to b's template (tpl) from t0, the
+	 * start, while no window wait, miss or stall departs from it */
+	bool tpl = false;
+	const uint64_t t0 = work0 + 1000 * c->stall_cycles;
+	if (lean) {
+		if (b->lean_type != c->type)
+			lean_template(b, c);
+		tpl = b->lean_ok && rob_at >= b->n && !fe;
+	}
 	for (uint32_t st; (st = *step) != STEP_END; step++) {
 		uint32_t i = st & STEP_INDEX;
 		struct dpmu_insn *in = &insn[i];
@@ -1925,10 +2047,16 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		 * of line, or the rare steps) */
 		const uint64_t wi = work1 + (uint64_t)i * cpi;
 		const uint32_t op = STEP_OP(st);
-		if (op == STEP_LOAD) {
+		if (!noload && op == STEP_LOAD) {
 			uint32_t bw;
 			in->addr = addr[i];
 			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
+			if (lean && tpl) {
+				if (!(be | fe))
+					continue;
+				tpl = false;
+				lean_fill(b, lv, i, t0);
+			}
 			uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
 			c->dep_seq = seq0 + i + 1;
 			if (deps) {
@@ -1955,8 +2083,13 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			uint32_t bw = 0;
 			in->addr = addr[i];
 			dpmu_mem_op(u, c, in, true, &bw, true, wi);
-			if (bw)
+			if (bw) {
+				if (lean && tpl) {
+					tpl = false;
+					lean_fill(b, lv, i, t0);
+				}
 				store_stall(c, bw);
+			}
 		} else if (op != STEP_NONE) {
 			/* A last branch that is not the tail reads its outcome
 			 * from the block's copy, as the per-instruction path
@@ -1969,6 +2102,10 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			fe += step_rare(u, c, in, op, addr[i], cpi, b->imask[i]);
 		}
 		if (fe) {
+			if (lean && tpl) {
+				tpl = false;
+				lean_fill(b, lv, i, t0);
+			}
 			front_stall(c, fe);
 			fe = 0;
 		}
@@ -2008,9 +2145,16 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	c->dep_seq = seq0 + n;
-	if (deps) {
-		if (mispredicted || (!clean && (pend0 & b->win)))
-			deps_end(c, b, pend0, lv, mispredicted, resolve);
+	if (lean && tpl && !mispredicted) {
+		lean_end(c, b, t0);
+	} else if (deps) {
+		if (lean && tpl)
+			lean_fill(b, lv, n, t0);
+		if (noload && !mispredicted)
+			deps_end_noload(c, b, pend0, pend0 & b->win);
+		else if (mispredicted || (!clean && (pend0 & b->win)))
+			/* (no load: the summary names no load's value) */
+			deps_end(c, b, pend0, noload ? NULL : lv, mispredicted, resolve);
 		else
 			deps_end_loads(c, b, lv);
 	} else
@@ -2027,14 +2171,25 @@ static __attribute__((noinline)) void run_block_deps(struct dpmu_uarch *u, struc
 						      struct dpmu_ublock *b, const uint64_t *addr,
 						      uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, true, false, false);
+	block_steps(u, c, b, addr, next_pc, true, false, false, false, false);
 }
 
 static __attribute__((noinline)) void run_block_clean(struct dpmu_uarch *u, struct dpmu_ucore *c,
 						       struct dpmu_ublock *b, const uint64_t *addr,
 						       uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, true, true, false);
+	block_steps(u, c, b, addr, next_pc, true, true, false, true, false);
+}
+
+/* RUN_DEPS of a block without loads (b->noload) that waits for no
+ * reorder window (the plain path's test): out of order nothing in it
+ * waits (only loads and a mispredicted tail do) */
+static __attribute__((noinline)) void run_block_noload(struct dpmu_uarch *u,
+						       struct dpmu_ucore *c,
+						       struct dpmu_ublock *b,
+						       const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, false, false, false, true);
 }
 
 static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
@@ -2042,14 +2197,14 @@ static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
 							struct dpmu_ublock *b,
 							const uint64_t *addr, uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, false, false, false);
+	block_steps(u, c, b, addr, next_pc, false, false, false, false, false);
 }
 
 static __attribute__((noinline)) void run_block_deps_w(struct dpmu_uarch *u, struct dpmu_ucore *c,
 							struct dpmu_ublock *b, const uint64_t *addr,
 							uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, true, false, true);
+	block_steps(u, c, b, addr, next_pc, true, false, true, false, false);
 }
 
 static __attribute__((noinline)) void run_block_clean_w(struct dpmu_uarch *u,
@@ -2057,7 +2212,7 @@ static __attribute__((noinline)) void run_block_clean_w(struct dpmu_uarch *u,
 							 struct dpmu_ublock *b,
 							 const uint64_t *addr, uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, true, true, true);
+	block_steps(u, c, b, addr, next_pc, true, true, true, false, false);
 }
 
 static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
@@ -2065,7 +2220,7 @@ static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
 							  struct dpmu_ublock *b,
 							  const uint64_t *addr, uint64_t next_pc)
 {
-	block_steps(u, c, b, addr, next_pc, false, false, true);
+	block_steps(u, c, b, addr, next_pc, false, false, true, false, false);
 }
 
 /* The block path below dpmu_uarch_run_block_on: a delivery point inside
@@ -2090,6 +2245,8 @@ block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b
 	case RUN_DEPS:
 		if (watch)
 			run_block_deps_w(u, c, b, addr, next_pc);
+		else if (b->noload && c->dep_seq + b->n < c->rob_limit)
+			run_block_noload(u, c, b, addr, next_pc);
 		else
 			run_block_deps(u, c, b, addr, next_pc);
 		return;

@@ -1638,12 +1638,9 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 }
 
 /* Whether b reads a register of c that is still pending; those found
- * ready by now are settled here. */
-static inline bool reads_pending(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+ * ready by now are settled here (p: the pending ones it reads). */
+static __attribute__((noinline)) bool pending_after_all(struct dpmu_ucore *c, dpmu_u128 p)
 {
-	dpmu_u128 p = c->dep_pend & b->reads;
-	if (!p)
-		return false;
 	const uint64_t now = core_now(c, 0);
 	for (; p; p &= p - 1) {
 		uint64_t lo = (uint64_t)p;
@@ -1654,6 +1651,14 @@ static inline bool reads_pending(struct dpmu_ucore *c, const struct dpmu_ublock 
 		c->dep_pend &= ~reg_bit((uint8_t)r);
 	}
 	return false;
+}
+
+static inline bool reads_pending(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+{
+	/* the search out of line: without it the block path's dispatch
+	 * keeps no frame, and most blocks read nothing pending */
+	const dpmu_u128 p = c->dep_pend & b->reads;
+	return p && pending_after_all(c, p);
 }
 
 /* How an execution of b on c is timed (run_block_steps): RUN_DEPS from

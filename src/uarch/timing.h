@@ -1,6 +1,6 @@
 /*
  * Dependence timing (docs/events.md "Timing"), inline for the retire loop
- * and the block path of uarch.c.
+ * (retire.h) and the block path (block_run.c).
  *
  * The core dispatches in order at its base CPI. Each register has the
  * time its value is ready; a load's value is ready at its start plus the
@@ -75,7 +75,7 @@ static inline uint64_t core_now(const struct dpmu_ucore *c, uint64_t fe)
 	return c->work_milli + 1000 * (c->stall_cycles + fe);
 }
 
-static int timing_init(struct dpmu_ucore *c, const char *who, struct dpmu_err *err)
+static inline int timing_init(struct dpmu_ucore *c, const char *who, struct dpmu_err *err)
 {
 	const struct dpmu_pipeline_params *p = &c->type->pipeline;
 	struct dpmu_utiming *t = &c->tm;

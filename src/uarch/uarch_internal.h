@@ -8,7 +8,14 @@
  *   bpred.c    branch direction (bimodal | gshare), BTB, return stack
  *   mem.c      the hierarchy: L1I/L1D/L2 per core, L3 + snoop filter per
  *              cluster, MESI coherence, bus and DRAM
- *   uarch.c    create/destroy, the retire loop, timing, batched delivery
+ *   timing.h   dependence timing (inline)
+ *   retire.h   one retired instruction, inline for the retire loop and the
+ *              block path
+ *   uarch.c    create/destroy, the retire loop, batched delivery
+ *   ublock.h/c translated blocks' summaries: steps, held class events,
+ *              dependence summary, clean template
+ *   block_run.c  the block path: a summary's execution on a core
+ *   trace.c    the trace unit's view of retired instructions
  */
 #ifndef DPMU_UARCH_INTERNAL_H
 #define DPMU_UARCH_INTERNAL_H
@@ -499,6 +506,16 @@ struct dpmu_utiming {
 #define DPMU_FOLD_ENTRIES (DPMU_UEV_COUNT + 1 + DPMU_IEV_COUNT + 1)
 #define DPMU_FOLD_WORDS 2
 _Static_assert(DPMU_FOLD_ENTRIES <= 64 * DPMU_FOLD_WORDS, "fold_need holds every entry");
+
+static inline void fold_set(uint64_t *set, unsigned i)
+{
+	set[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static inline bool fold_has(const uint64_t *set, unsigned i)
+{
+	return set[i / 64] >> (i % 64) & 1;
+}
 
 #define DPMU_UWATCH_MAX 32     /* a core PMU's counters, the cycle counter among them */
 #define DPMU_UWATCH_SOURCES 4  /* delivery-list entries of one event */

@@ -1,0 +1,851 @@
+/*
+ * The block path: an execution of a translated block's summary (ublock.h)
+ * on a core, with the same events and timing as retiring its instructions
+ * one by one (uarch.c), by the summary's steps and, out of order, its
+ * dependence summary (timing.h).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uarch/retire.h"
+#include "uarch/ublock.h"
+
+/* Sampling on the block path: where in a block the clock first reaches
+ * wx_x, the clock after instruction i being what the per-instruction path
+ * has there. Between two looks the instructions take a dispatch slot
+ * each on the base the earlier look saw (the block path's timing: waits
+ * and stalls happen at its steps, each looked at). */
+struct wlook {
+	uint64_t base;  /* the clock after instruction k is base + (k + 1) x cpi */
+	uint32_t from;  /* the last instruction looked at (UINT32_MAX: none) */
+};
+
+static inline uint64_t core_clk(const struct dpmu_ucore *c)
+{
+	return c->work_milli + 1000 * c->stall_cycles;
+}
+
+/* A look that found the clock at or past wx_x: the first instruction
+ * there, the segment since the last look first. No later look finds
+ * another (wx_x is put out of reach until the hooks have run). */
+static __attribute__((noinline, cold)) void watch_hit_at(struct dpmu_ucore *c,
+							  const struct wlook *w, uint32_t i,
+							  uint32_t cpi)
+{
+	const uint64_t x = c->wx_x;
+	const uint32_t k0 = w->from + 1; /* 0 after none */
+	uint32_t j = i;
+	/* instruction i - 1 ends at base + i x cpi: in the segment only if so */
+	if (k0 < i && w->base + (uint64_t)i * cpi >= x) {
+		/* the first k >= k0 with base + (k + 1) x cpi >= x */
+		uint64_t need = x > w->base ? x - w->base : 0;
+		uint64_t k = need ? (need + cpi - 1) / cpi - 1 : 0;
+		j = k < k0 ? k0 : (uint32_t)k;
+	}
+	c->wx_hit = true;
+	c->wx_j = j;
+	c->wx_x = UINT64_MAX;
+}
+
+/* A look at instruction i, whose clock ends at base_now + (i + 1) x cpi. */
+static inline void watch_at(struct dpmu_ucore *c, struct wlook *w, uint32_t i, uint64_t base_now,
+			    uint32_t cpi)
+{
+	if (__builtin_expect(base_now + (uint64_t)(i + 1) * cpi >= c->wx_x, 0)) {
+		watch_hit_at(c, w, i, cpi);
+		return;
+	}
+	w->base = base_now;
+	w->from = i;
+}
+
+/* The per-instruction paths (walk, split): the clock is there after each. */
+static inline void watch_insn(struct dpmu_ucore *c, uint32_t i)
+{
+	if (c->sample_on && core_clk(c) >= c->wx_x) {
+		c->wx_hit = true;
+		c->wx_j = i;
+		c->wx_x = UINT64_MAX;
+	}
+}
+
+/* Input the per-instruction path reports: one by one (out of line, so
+ * the common path stays small). */
+static __attribute__((noinline)) void run_block_slow(struct dpmu_uarch *u, unsigned core,
+						     struct dpmu_ublock *b, const uint64_t *addr)
+{
+	for (uint32_t i = 0; i < b->n; i++)
+		if (b->insn[i].kind == DPMU_INSN_LOAD || b->insn[i].kind == DPMU_INSN_STORE)
+			b->insn[i].addr = addr[i];
+	dpmu_uarch_retire(u, core, b->insn, b->n);
+}
+
+/* A branch inside a block (not its tail) or a store-exclusive, with the
+ * work clock past its issue; returns its front-end stall. Out of line:
+ * rare, and the step loop keeps fewer registers live without it. */
+static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						    struct dpmu_insn *in, uint32_t op,
+						    uint64_t addr, uint32_t cpi, struct dpmu_iregm m)
+{
+	if (op == STEP_BRANCH)
+		return branch_op(c, in);
+	if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+		in->addr = addr;
+	c->work_milli -= cpi; /* insn_dynamic issues it */
+	c->dep_seq--;         /* and dispatches it */
+	/* It waits for nothing (block_timing), and its results are ready at
+	 * its issue (the block's end settles dep_pend): the timing sees
+	 * nothing pending, as the block's own earlier writes of what was
+	 * pending are not in dep_pend yet. */
+	const dpmu_u128 pend = c->dep_pend;
+	c->dep_pend = 0;
+	insn_dynamic(u, c, in, m, cpi, false, true, false);
+	c->dep_pend = pend;
+	return 0;
+}
+
+/* A block with a delivery point inside: its instructions up to each
+ * delivery point with their class events, so each delivery gets what it
+ * would one by one (the class events of a part of the block are not in
+ * the summary's totals); without dpmu_uarch_retire's checks and copies. */
+/* The end of a sampled block (run_block_sampled): the overflow found in
+ * it, then the call or return it ended with. wx_x is the counters' again
+ * (the sample's tick re-arms it anyway). */
+static __attribute__((noinline, cold)) void sampled_hooks(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						     struct dpmu_ublock *b, uint64_t next_pc)
+{
+	if (c->wx_hit) {
+		c->wx_hit = false;
+		c->wx_x = c->wx_armed;
+		if (u->hooks.overflow)
+			u->hooks.overflow(u->hooks_ctx, c->id, &b->insn[c->wx_j]);
+	}
+	if (b->tail_hook && u->hooks.branch)
+		u->hooks.branch(u->hooks_ctx, c->id, &b->insn[b->n - 1], next_pc);
+}
+
+static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						      struct dpmu_ublock *b, const uint64_t *addr,
+						      uint64_t next_pc)
+{
+	const uint32_t cpi = c->cpi_milli;
+	const uint32_t n = b->n;
+	for (uint32_t lo = 0; lo < n;) {
+		uint32_t hi = n - lo <= c->batch_left ? n : lo + c->batch_left;
+		for (uint32_t i = lo; i < hi; i++) {
+			struct dpmu_insn *in = &b->insn[i];
+			if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+				in->addr = addr[i];
+			/* insn_dynamic checks the fetch line of each */
+			insn_dynamic(u, c, in, b->imask[i], cpi, true, in->flags & DPMU_IC_STREX,
+				     false);
+			class_events(c->pend, c->ipend, in);
+			watch_insn(c, i);
+		}
+		retired(u, c, hi - lo);
+		lo = hi;
+	}
+	if (c->sample_on && (c->wx_hit || b->tail_hook))
+		sampled_hooks(u, c, b, next_pc);
+}
+
+/* The class events of a whole execution of b on c wait for the delivery
+ * (block_fold); the batch bound is checked as retired() does. */
+static inline void block_ran(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b)
+{
+	if (b->owner != c)
+		dpmu_ublock_adopt(c, b);
+	b->runs++;
+	/* retired() but INST_RETIRED, which is in the block's totals */
+	c->batch_left -= b->n;
+	if (!c->batch_left)
+		dpmu_uarch_flush_core(u, c->id);
+}
+
+/* A block with no delivery point inside whose instructions wait for one
+ * another or for what is pending (needs_walk): each instruction timed as
+ * the per-instruction path does, the class events and the summed access
+ * counts from the summary. */
+static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						     struct dpmu_ublock *b, const uint64_t *addr,
+						     uint64_t next_pc)
+{
+	if (b->line_shift != c->l1i.set.shift)
+		dpmu_ublock_replan(b, c->l1i.set.shift);
+	if (b->branch)
+		dpmu_insn_branch_to(b->branch, next_pc);
+	const uint32_t cpi = c->cpi_milli;
+	const uint32_t n = b->n;
+	/* Instruction 0, the steps and the tail as the per-instruction path
+	 * times them; the others stay in their predecessor's fetch line and
+	 * neither access memory nor branch: only their dependences. */
+	const uint32_t *step = b->step;
+	const uint32_t tail = b->tail ? n - 1 : n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct dpmu_insn *in = &b->insn[i];
+		const bool is_step = *step != STEP_END && (*step & STEP_INDEX) == i;
+		if (!is_step && i != 0 && i != tail) {
+			insn_plain(c, in, b->imask[i], cpi);
+			watch_insn(c, i);
+			continue;
+		}
+		step += is_step;
+		bool strex = in->flags & DPMU_IC_STREX;
+		if (in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE)
+			in->addr = addr[i];
+		if ((in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE) && !strex)
+			insn_dynamic(u, c, in, b->imask[i], cpi, true, false, true);
+		else
+			insn_dynamic(u, c, in, b->imask[i], cpi, true, strex, false);
+		watch_insn(c, i);
+	}
+	block_ran(u, c, b);
+	if (c->sample_on && (c->wx_hit || b->tail_hook))
+		sampled_hooks(u, c, b, next_pc);
+}
+
+/* Whether b reads a register of c that is still pending; those found
+ * ready by now are settled here (p: the pending ones it reads). */
+static __attribute__((noinline)) bool pending_after_all(struct dpmu_ucore *c, dpmu_u128 p)
+{
+	const uint64_t now = core_now(c, 0);
+	for (; p; p &= p - 1) {
+		uint64_t lo = (uint64_t)p;
+		unsigned r = lo ? (unsigned)__builtin_ctzll(lo)
+				: 64 + (unsigned)__builtin_ctzll((uint64_t)(p >> 64));
+		if (c->tm.reg[r].ready > now)
+			return true;
+		c->dep_pend &= ~reg_bit((uint8_t)r);
+	}
+	return false;
+}
+
+static inline bool reads_pending(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+{
+	/* the search out of line: without it the block path's dispatch
+	 * keeps no frame, and most blocks read nothing pending */
+	const dpmu_u128 p = c->dep_pend & b->reads;
+	return p && pending_after_all(c, p);
+}
+
+/* How an execution of b on c is timed (run_block_steps): RUN_DEPS from
+ * the dependence summary, RUN_CLEAN the same when no register the block
+ * reads is pending (only its own loads' values are waited for). */
+enum { RUN_STEPS, RUN_DEPS, RUN_CLEAN, RUN_WALK };
+
+static inline int block_timing(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+{
+	/* the reorder window may fill within the block (a load of the
+	 * block may start it) */
+	if (c->tm.window && b->n > c->tm.window)
+		return RUN_WALK;
+	if (c->tm.window && b->dsum) {
+		/* settled first: the summary then looks only at what is
+		 * still pending */
+		const bool p = reads_pending(c, b);
+		return p ? RUN_DEPS : b->walk ? RUN_CLEAN : RUN_STEPS;
+	}
+	/* in order, every instruction that waits is timed */
+	return b->walk || reads_pending(c, b) ? RUN_WALK : RUN_STEPS;
+}
+
+/* The end of a RUN_DEPS execution whose written values are its loads'
+ * alone (no register pending at entry that they name): the registers the
+ * block wrote hold their values (lv: dep_latest's); those ready by now
+ * are not pending (their time is past), nor is any other it wrote. */
+static inline __attribute__((always_inline)) void
+deps_end_loads(struct dpmu_ucore *c, const struct dpmu_ublock *b, const struct dpmu_ureg *lv)
+{
+	const uint64_t now = core_now(c, 0);
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	const struct dpmu_uwdep *w = b->wdep, *end = w + b->nwl;
+	for (; w < end; w++) {
+		const struct dpmu_ureg *v;
+		if (w->one != DPMU_UWDEP_MANY) {
+			v = &lv[w->one];
+		} else {
+			uint64_t l = w->d.load;
+			v = &lv[__builtin_ctzll(l)];
+			for (l &= l - 1; l; l &= l - 1)
+				if (ureg_later(&lv[__builtin_ctzll(l)], v))
+					v = &lv[__builtin_ctzll(l)];
+		}
+		if (v->ready <= now)
+			continue;
+		struct dpmu_ureg *r = &c->tm.reg[w->reg];
+		r->ready = v->ready;
+		r->mem = v->mem;
+		r->tlb = v->tlb;
+		p |= w->bit;
+	}
+	c->dep_pend = p;
+}
+
+/* The end of any other RUN_DEPS execution: a mispredicted tail resolves
+ * at `resolve` when its sources are ready; the written registers' values
+ * name the registers pending at entry (pend) too. Those few (most often
+ * one) are copied first: the writes below change them, and each written
+ * value then looks at them, not at every register it names. */
+static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struct dpmu_ublock *b,
+					       dpmu_u128 pend, const struct dpmu_ureg *lv,
+					       bool mispredicted, uint64_t resolve)
+{
+	if (mispredicted)
+		dep_resolve(c, dep_latest(c, pend, &b->idep[b->n - 1], lv), resolve);
+	dpmu_u128 q = pend & b->win;
+	if (!q) {
+		deps_end_loads(c, b, lv);
+		return;
+	}
+	struct dpmu_ureg ev[DPMU_REG_COUNT];
+	dpmu_u128 eb[DPMU_REG_COUNT];
+	unsigned m = 0;
+	for (; q; q &= q - 1, m++) {
+		uint64_t lo = (uint64_t)q;
+		unsigned k = lo ? (unsigned)__builtin_ctzll(lo)
+				: 64 + (unsigned)__builtin_ctzll((uint64_t)(q >> 64));
+		eb[m] = reg_bit((uint8_t)k);
+		ev[m] = c->tm.reg[k];
+	}
+	const uint64_t now = core_now(c, 0);
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	const struct dpmu_uwdep *w = b->wdep, *end = w + b->nw;
+	for (; w < end; w++) {
+		const struct dpmu_ureg *v = &c->tm.reg[0];
+		for (unsigned j = 0; j < m; j++)
+			if ((w->d.entry & eb[j]) && ureg_later(&ev[j], v))
+				v = &ev[j];
+		for (uint64_t l = w->d.load; l; l &= l - 1)
+			if (ureg_later(&lv[__builtin_ctzll(l)], v))
+				v = &lv[__builtin_ctzll(l)];
+		if (v->ready <= now)
+			continue;
+		struct dpmu_ureg *r = &c->tm.reg[w->reg];
+		r->ready = v->ready;
+		r->mem = v->mem;
+		r->tlb = v->tlb;
+		p |= w->bit;
+	}
+	c->dep_pend = p;
+}
+
+/* The end of a RUN_DEPS execution of a block without loads whose tail
+ * was predicted: each value it writes is ready when the latest of the
+ * registers pending at its entry that it names is (q: those); most often
+ * one register is, whose value those that name it then hold. */
+static inline __attribute__((always_inline)) void deps_end_noload(struct dpmu_ucore *c,
+								  const struct dpmu_ublock *b,
+								  dpmu_u128 pend0, dpmu_u128 q)
+{
+	if (q & (q - 1)) {
+		deps_end(c, b, pend0, NULL, false, 0); /* (no load: lv is not read) */
+		return;
+	}
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	if (q) {
+		const uint64_t lo = (uint64_t)q;
+		const struct dpmu_ureg ev = c->tm.reg[lo ? __builtin_ctzll(lo)
+						       : 64 + __builtin_ctzll((uint64_t)(q >> 64))];
+		if (ev.ready > core_now(c, 0))
+			for (const struct dpmu_uwdep *w = b->wdep, *end = w + b->nw; w < end; w++)
+				if (w->d.entry & q) {
+					c->tm.reg[w->reg] = ev;
+					p |= w->bit;
+				}
+	}
+	c->dep_pend = p;
+}
+
+/* The values of b's loads before instruction `upto` of an execution that
+ * started at t0 and kept to the template so far. */
+static __attribute__((noinline)) void lean_fill(const struct dpmu_ublock *b, struct dpmu_ureg *lv,
+						uint32_t upto, uint64_t t0)
+{
+	for (uint32_t i = 0; i < upto; i++)
+		if (b->insn[i].kind == DPMU_INSN_LOAD)
+			lv[i] = (struct dpmu_ureg){t0 + b->lean_load[i], 0, 0};
+}
+
+/* The end of an execution that kept to the template (deps_end_loads with
+ * the values' times from it). */
+static inline __attribute__((always_inline)) void lean_end(struct dpmu_ucore *c,
+							   const struct dpmu_ublock *b, uint64_t t0)
+{
+	const uint64_t now = core_now(c, 0);
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	for (uint32_t k = 0; k < b->nwl; k++) {
+		const uint64_t r = t0 + b->lean_w[k];
+		if (r <= now)
+			continue;
+		const struct dpmu_uwdep *w = &b->wdep[k];
+		c->tm.reg[w->reg] = (struct dpmu_ureg){r, 0, 0};
+		p |= w->bit;
+	}
+	c->dep_pend = p;
+}
+
+/* The block path on core c, below dpmu_uarch_run_block_on: a block with
+ * no delivery point inside (one with one goes to run_block_split). Its
+ * own function, given the core and not its index: inside one function
+ * with the index, gcc derives &u->cores[core] again wherever it needs the
+ * pointer (it costs no register), in a way that depends on the size of
+ * struct dpmu_ucore. */
+static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
+						       struct dpmu_ucore *c,
+						       struct dpmu_ublock *b,
+						       const uint64_t *addr, uint64_t next_pc);
+static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
+							 struct dpmu_ucore *c,
+							 struct dpmu_ublock *b,
+							 const uint64_t *addr, uint64_t next_pc);
+
+/* A block's conditional tail, its outcome from next_pc: branch_op of a
+ * conditional branch (dpmu_insn_branch_to) without the copy's writes;
+ * returns its front-end stall. & and not &&: both sides are cheap, and a
+ * branch costs more. */
+static inline __attribute__((always_inline)) uint64_t
+cond_tail(struct dpmu_ucore *c, const struct dpmu_ublock *b, uint64_t next_pc)
+{
+	uint32_t t = (next_pc != 0) & (next_pc != b->fall);
+	c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
+	if (!dpmu_bpred_cond(&c->bp, b->tail_pc, t))
+		return 0;
+	IEV(c, BR_COND_MIS_PRED);
+	EV(c, BR_MIS_PRED);
+	return c->type->pipeline.mispredict_penalty;
+}
+
+/* Most blocks are plain (no steps, a conditional tail in the first line)
+ * and run where the last fetch left off, owned by the core that runs
+ * them, with no delivery point at their end: then all the block path
+ * does is the tail's prediction and the clock (fetch_line would return 0
+ * for the block's one fetch: its line is the last one fetched). Each
+ * instruction takes a dispatch slot, the tail's front stall (*fe) comes
+ * last. False, having done nothing, for any other block. */
+static inline __attribute__((always_inline)) bool
+plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_t *fe)
+{
+	const uint32_t n = b->n;
+	if (!(b->plain && n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
+	      b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->reads) &&
+	      c->dep_seq + n < c->rob_limit))
+		return false;
+	c->dep_pend &= ~b->computed;
+	*fe = cond_tail(c, b, next_pc);
+	if (*fe)
+		front_stall(c, *fe);
+	c->work_milli += (uint64_t)n * c->cpi_milli;
+	c->dep_seq += n;
+	b->runs++;
+	c->batch_left -= n;
+	return true;
+}
+
+/* dpmu_uarch_run_block on core c. Exported for the qemu backend's
+ * decoder, which holds each vCPU's core handle and skips
+ * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
+ * A plain block runs here (plain_run), with no call, so with no frame;
+ * the others go on to run_block_steps, a tail call. */
+/* A block on a traced or sampling core (dpmu_uarch_run_block_on): the
+ * trace unit first, then the sampled path or the usual one. Out of line:
+ * with the call to the trace unit inline, dpmu_uarch_run_block_on keeps a
+ * frame for the values it needs after the call, on every block. Not
+ * `cold`: gcc would then take run_block_sampled, called only from here,
+ * for cold too, and build record's whole block path for size. */
+static __attribute__((noinline)) void run_block_observed(struct dpmu_uarch *u,
+							struct dpmu_ucore *c,
+							struct dpmu_ublock *b,
+							const uint64_t *addr, uint64_t next_pc)
+{
+	if (c->trace_on)
+		dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
+	if (c->sample_on) {
+		run_block_sampled(u, c, b, addr, next_pc);
+		return;
+	}
+	uint64_t fe;
+	if (plain_run(c, b, next_pc, &fe))
+		return;
+	run_block_steps(u, c, b, addr, next_pc);
+}
+
+void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			     const uint64_t *addr, uint64_t next_pc)
+{
+	/* a traced core's blocks go to its trace unit first; a sampling
+	 * core's have their own path */
+	if (__builtin_expect(c->sample_on | c->trace_on, 0)) {
+		run_block_observed(u, c, b, addr, next_pc);
+		return;
+	}
+	uint64_t fe;
+	if (plain_run(c, b, next_pc, &fe))
+		return;
+	run_block_steps(u, c, b, addr, next_pc);
+}
+
+/* Out of order, the instructions of a block run by its steps up to index
+ * `upto` that find the reorder window full (from *rob_at, the first that
+ * may: rob_limit's): each waits as dep_issue has it, at its issue with
+ * `fe` of fetch stall not yet counted, and the block's clock (*work0,
+ * *work1) moves on by the wait. Then *rob_at is the next that may. */
+static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t upto, uint64_t seq0,
+						uint64_t *work0, uint64_t *work1, uint64_t *rob_at,
+						uint64_t fe, struct wlook *look)
+{
+	const uint32_t cpi = c->cpi_milli;
+	while (*rob_at <= upto) {
+		const uint64_t k = *rob_at;
+		c->dep_seq = seq0 + k + 1;
+		c->work_milli = *work0 + k * cpi;
+		const uint64_t w = rob_wait(c, core_now(c, fe));
+		*work0 += w;
+		*work1 += w;
+		/* sampling: the wait is instruction k's */
+		if (look)
+			watch_at(c, look, (uint32_t)k, *work0 + 1000 * c->stall_cycles, cpi);
+		/* past instruction k: rob_wait let every older entry go */
+		*rob_at = c->rob_limit - seq0 - 1;
+	}
+}
+
+/* An execution of b on c by its steps. Without `deps` no instruction
+ * waits (block_timing): only the loads' values matter, which nothing in
+ * the block reads, and their place in the reorder window. With `deps`
+ * (out of order) the loads start when their sources are ready, a
+ * mispredicted tail resolves when its are, and the registers the block
+ * writes get their values, all from the dependence summary. */
+static inline __attribute__((always_inline)) void
+block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+	    const uint64_t *addr, uint64_t next_pc, const bool deps, const bool clean,
+	    const bool watch, const bool lean, const bool noload)
+{
+	if (b->line_shift != c->l1i.set.shift)
+		dpmu_ublock_replan(b, c->l1i.set.shift);
+	const uint32_t cpi = c->cpi_milli;
+	uint64_t work0 = c->work_milli;
+	const uint64_t seq0 = c->dep_seq;
+	/* the first instruction that may find the reorder window full (out
+	 * of order; past the block when none): rob_steps */
+	uint64_t rob_at = c->rob_limit - seq0 - 1;
+	/* deps: the registers pending at entry, the block's loads' values;
+	 * clean: none the block reads is (block_timing), so no value the
+	 * summary names is an entry register's (they are all read) */
+	const dpmu_u128 pend0 = clean ? 0 : c->dep_pend;
+	struct dpmu_ureg lv[DPMU_UDEP_MAX];
+	/* instruction i issues at work1 + i * cpi: one add fewer a step */
+	uint64_t work1 = work0 + cpi;
+	/* locals: the stores into the core's counts below may alias b */
+	const uint32_t *step = b->step;
+	struct dpmu_insn *insn = b->insn;
+	/* insn_dynamic by step kind: the same work in the same order (the
+	 * fetch, the issue, the access or branch, then the stalls). A fetch
+	 * stall is added after the instruction's access, which reads the
+	 * clock; without an access (no first_op) it can be added at once, as
+	 * nothing else between reads the stall cycles. */
+	c->work_milli = work0;
+	uint64_t fe = fetch_line(u, c, insn[0].pc);
+	if (fe && !b->first_op) {
+		front_stall(c, fe);
+		fe = 0;
+	}
+	/* watch (sampling): the looks at the steps (run_block_sampled) */
+	struct wlook look = {work0 + 1000 * c->stall_cycles, UINT32_MAX}, *const lk = watch ? &look : NULL;
+	/* lean (a clean execution): keeping to b's template (tpl) from t0, the
+	 * start, while no window wait, miss or stall departs from it */
+	bool tpl = false;
+	const uint64_t t0 = work0 + 1000 * c->stall_cycles;
+	if (lean) {
+		if (b->lean_type != c->type)
+			dpmu_ublock_lean_template(b, c);
+		tpl = b->lean_ok && rob_at >= b->n && !fe;
+	}
+	for (uint32_t st; (st = *step) != STEP_END; step++) {
+		uint32_t i = st & STEP_INDEX;
+		struct dpmu_insn *in = &insn[i];
+		/* a wait for the window before the fetch, or at the issue */
+		if (rob_at < i)
+			rob_steps(c, i - 1, seq0, &work0, &work1, &rob_at, 0, lk);
+		if (st & STEP_FETCH) {
+			c->work_milli = work0 + (uint64_t)i * cpi;
+			fe = fetch_line(u, c, in->pc);
+		}
+		if (rob_at == i)
+			rob_steps(c, i, seq0, &work0, &work1, &rob_at, fe, lk);
+		/* the issue: stored only where read (the access's paths out
+		 * of line, or the rare steps) */
+		const uint64_t wi = work1 + (uint64_t)i * cpi;
+		const uint32_t op = STEP_OP(st);
+		if (!noload && op == STEP_LOAD) {
+			uint32_t bw;
+			in->addr = addr[i];
+			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
+			if (lean && tpl) {
+				if (!(be | fe))
+					continue;
+				tpl = false;
+				lean_fill(b, lv, i, t0);
+			}
+			uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
+			c->dep_seq = seq0 + i + 1;
+			if (deps) {
+				const struct dpmu_udep *d = &b->idep[i];
+				if (!((clean ? 0 : d->entry & pend0) | d->load | be) &&
+				    c->tm.l1_short) {
+					/* an L1D hit that waited for nothing:
+					 * dep_load_value's, and no reorder-window
+					 * entry (rob_push) */
+					lv[i].ready = s + c->tm.l1_milli;
+					lv[i].mem = lv[i].tlb = 0;
+				} else {
+					const struct dpmu_ureg *a = dep_latest(c, pend0, d, lv);
+					struct dpmu_ureg v = dep_load_value(c, a, s, be, c->tlb_stall);
+					dep_load_retires(c, s, v);
+					lv[i].ready = v.ready;
+					lv[i].mem = v.mem;
+					lv[i].tlb = v.tlb;
+				}
+			} else {
+				dep_load(c, in, b->imask[i], &c->tm.reg[0], s, be, c->tlb_stall);
+			}
+		} else if (op == STEP_STORE) {
+			uint32_t bw = 0;
+			in->addr = addr[i];
+			dpmu_mem_op(u, c, in, true, &bw, true, wi);
+			if (bw) {
+				if (lean && tpl) {
+					tpl = false;
+					lean_fill(b, lv, i, t0);
+				}
+				store_stall(c, bw);
+			}
+		} else if (op != STEP_NONE) {
+			/* A last branch that is not the tail reads its outcome
+			 * from the block's copy, as the per-instruction path
+			 * does: written here, where it is read, so that the
+			 * blocks without one test nothing. */
+			if (in == b->copy_branch)
+				dpmu_insn_branch_to(in, next_pc);
+			c->work_milli = wi;
+			c->dep_seq = seq0 + i + 1;
+			fe += step_rare(u, c, in, op, addr[i], cpi, b->imask[i]);
+		}
+		if (fe) {
+			if (lean && tpl) {
+				tpl = false;
+				lean_fill(b, lv, i, t0);
+			}
+			front_stall(c, fe);
+			fe = 0;
+		}
+		if (watch)
+			watch_at(c, lk, i, work0 + 1000 * c->stall_cycles, cpi);
+	}
+	/* Read again after the steps: fewer values live across them */
+	const uint32_t n = b->n;
+	bool mispredicted = false;
+	uint64_t resolve = 0;
+	if (rob_at < n - 1)
+		rob_steps(c, n - 2, seq0, &work0, &work1, &rob_at, 0, lk);
+	if (b->tail) {
+		/* The branch reads no clock but its fetch may. */
+		if (b->tail & TAIL_FETCH) {
+			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
+			fe = fetch_line(u, c, b->tail_pc);
+		}
+		if (rob_at == n - 1)
+			rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, fe, lk);
+		uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED];
+		/* deps: it resolves a dispatch slot after its issue */
+		if (deps)
+			resolve = work0 + (uint64_t)n * cpi + 1000 * (c->stall_cycles + fe);
+		if (b->tail & TAIL_COND) {
+			fe += cond_tail(c, b, next_pc);
+		} else {
+			struct dpmu_insn *in = &b->insn[n - 1];
+			dpmu_insn_branch_to(in, next_pc);
+			fe += branch_op(c, in);
+		}
+		mispredicted = deps && c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
+		if (fe)
+			front_stall(c, fe);
+	} else if (rob_at == n - 1) {
+		rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, 0, lk);
+	}
+	c->work_milli = work0 + (uint64_t)n * cpi;
+	c->dep_seq = seq0 + n;
+	if (lean && tpl && !mispredicted) {
+		lean_end(c, b, t0);
+	} else if (deps) {
+		if (lean && tpl)
+			lean_fill(b, lv, n, t0);
+		if (noload && !mispredicted)
+			deps_end_noload(c, b, pend0, pend0 & b->win);
+		else if (mispredicted || (!clean && (pend0 & b->win)))
+			/* (no load: the summary names no load's value) */
+			deps_end(c, b, pend0, noload ? NULL : lv, mispredicted, resolve);
+		else
+			deps_end_loads(c, b, lv);
+	} else
+		c->dep_pend &= ~b->computed;
+	/* the last instruction ends on the block's clock */
+	if (watch)
+		watch_at(c, lk, n - 1, core_clk(c) - (uint64_t)n * cpi, cpi);
+	block_ran(u, c, b);
+	if (watch && (c->wx_hit || b->tail_hook))
+		sampled_hooks(u, c, b, next_pc);
+}
+
+static __attribute__((noinline)) void run_block_deps(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						      struct dpmu_ublock *b, const uint64_t *addr,
+						      uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, false, false, false, false);
+}
+
+static __attribute__((noinline)) void run_block_clean(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						       struct dpmu_ublock *b, const uint64_t *addr,
+						       uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, true, false, true, false);
+}
+
+/* RUN_DEPS of a block without loads (b->noload) that waits for no
+ * reorder window (the plain path's test): out of order nothing in it
+ * waits (only loads and a mispredicted tail do) */
+static __attribute__((noinline)) void run_block_noload(struct dpmu_uarch *u,
+						       struct dpmu_ucore *c,
+						       struct dpmu_ublock *b,
+						       const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, false, false, false, true);
+}
+
+static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
+							struct dpmu_ucore *c,
+							struct dpmu_ublock *b,
+							const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, false, false, false, false, false);
+}
+
+static __attribute__((noinline)) void run_block_deps_w(struct dpmu_uarch *u, struct dpmu_ucore *c,
+							struct dpmu_ublock *b, const uint64_t *addr,
+							uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, false, true, false, false);
+}
+
+static __attribute__((noinline)) void run_block_clean_w(struct dpmu_uarch *u,
+							 struct dpmu_ucore *c,
+							 struct dpmu_ublock *b,
+							 const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, true, true, true, false, false);
+}
+
+static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
+							  struct dpmu_ucore *c,
+							  struct dpmu_ublock *b,
+							  const uint64_t *addr, uint64_t next_pc)
+{
+	block_steps(u, c, b, addr, next_pc, false, false, true, false, false);
+}
+
+/* The block path below dpmu_uarch_run_block_on: a delivery point inside
+ * (run_block_split), else the timing block_timing chooses; `watch`, the
+ * variants that look for a sampled overflow (run_block_sampled). Each
+ * path its own function: the callers keep no frame, their calls are
+ * jumps. */
+static inline __attribute__((always_inline)) void
+block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+	       const uint64_t *addr, uint64_t next_pc, const bool watch)
+{
+	if (b->n > c->batch_left) {
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		run_block_split(u, c, b, addr, next_pc);
+		return;
+	}
+	switch (block_timing(c, b)) {
+	case RUN_WALK:
+		run_block_walk(u, c, b, addr, next_pc);
+		return;
+	case RUN_DEPS:
+		if (watch)
+			run_block_deps_w(u, c, b, addr, next_pc);
+		else if (b->noload && c->dep_seq + b->n < c->rob_limit)
+			run_block_noload(u, c, b, addr, next_pc);
+		else
+			run_block_deps(u, c, b, addr, next_pc);
+		return;
+	case RUN_CLEAN:
+		if (watch)
+			run_block_clean_w(u, c, b, addr, next_pc);
+		else
+			run_block_clean(u, c, b, addr, next_pc);
+		return;
+	default:
+		if (watch)
+			run_block_nodeps_w(u, c, b, addr, next_pc);
+		else
+			run_block_nodeps(u, c, b, addr, next_pc);
+	}
+}
+
+/* Every block on a core that samples on the block path (dpmu_uarch_watch_arm):
+ * run as the others are, with the instruction whose clock reaches the
+ * watched overflow found on the way, then the hooks. */
+static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
+							 struct dpmu_ucore *c,
+							 struct dpmu_ublock *b,
+							 const uint64_t *addr, uint64_t next_pc)
+{
+	uint64_t fe = 0;
+	if (plain_run(c, b, next_pc, &fe)) {
+		/* instruction i < n - 1 ends at clk0 + i x cpi, the last at the
+		 * end (a plain block's tail is conditional: no tail hook) */
+		uint64_t end = core_clk(c);
+		if (__builtin_expect(end >= c->wx_x, 0)) {
+			const uint32_t n = b->n, cpi = c->cpi_milli;
+			uint64_t clk0 = end - 1000 * fe - (uint64_t)(n - 1) * cpi, x = c->wx_x;
+			uint64_t j = x > clk0 ? (x - clk0 + cpi - 1) / cpi : 0;
+			c->wx_hit = true;
+			c->wx_j = j < n - 1 ? (uint32_t)j : n - 1;
+			sampled_hooks(u, c, b, next_pc);
+		}
+		return;
+	}
+	/* each path runs the hooks at its end (sampled_hooks) */
+	block_dispatch(u, c, b, addr, next_pc, true);
+}
+
+static __attribute__((noinline)) void run_block_steps(struct dpmu_uarch *u,
+						       struct dpmu_ucore *c,
+						       struct dpmu_ublock *b,
+						       const uint64_t *addr, uint64_t next_pc)
+{
+	block_dispatch(u, c, b, addr, next_pc, false);
+}
+
+void dpmu_uarch_run_block(struct dpmu_uarch *u, unsigned core, struct dpmu_ublock *b,
+			  const uint64_t *addr, uint64_t next_pc)
+{
+	if (!u)
+		return;
+	if (!b || !addr) {
+		dpmu_err_set(&u->err, DPMU_EINVAL, "run of a block on cpu%u: no %s", core,
+			     b ? "addresses" : "block summary");
+		return;
+	}
+	if (core >= u->ncores) {
+		/* the paths that read the branch's outcome from the block */
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		run_block_slow(u, core, b, addr);
+		return;
+	}
+	dpmu_uarch_run_block_on(u, &u->cores[core], b, addr, next_pc);
+}
+

@@ -320,6 +320,115 @@ static void window_full_inside_blocks_matches_one_by_one(void **state)
 	run_free(blocks, 2, a, b);
 }
 
+/* An instruction of compare_loop's blocks: kind, size, sources, destination
+ * (register numbers DPMU_REG_X(n) = n + 1, NZCV 65). */
+struct cl_insn {
+	uint8_t kind, size, src0, src1, dst;
+};
+
+/* A byte-compare loop as LZ77's (bench/frontend_compress.c): block A loads
+ * two bytes that a compare uses (its loads' values wait for nothing
+ * pending: the block's template, until a miss or a mispredicted exit
+ * departs from it), B and C count and bound the match (plain), D uses a
+ * loaded byte after the loop (no load, a pending register read: its value
+ * passed on), E loads the next candidate's base through D's result, and
+ * A's first run then reads it pending (the dependence summary load by
+ * load). On the
+ * out-of-order and the in-order core, with L1D hits and misses: the same
+ * counts and cycles as one by one after every block. */
+static void compare_loop_matches_one_by_one(void **state)
+{
+	(void)state;
+	static const struct cl_insn prog[5][5] = {
+		/* A: ldrb w5,[x6,x1]; ldrb w4,[x20,x1]; add x1,x1,1; cmp w5,w4; b.eq */
+		{{DPMU_INSN_LOAD, 1, 7, 2, 6}, {DPMU_INSN_LOAD, 1, 21, 2, 5}, {0, 0, 2, 0, 2},
+		 {0, 0, 6, 5, 65}, {DPMU_INSN_BRANCH, 0, 65, 0, 0}},
+		/* B: add w3,w3,1; cmp w3,255; b.eq */
+		{{0, 0, 4, 0, 4}, {0, 0, 4, 0, 65}, {DPMU_INSN_BRANCH, 0, 65, 0, 0}},
+		/* C: cmp x19,x1; b.ls */
+		{{0, 0, 20, 2, 65}, {DPMU_INSN_BRANCH, 0, 65, 0, 0}},
+		/* D: add x7,x5,x1; eor x8,x7,x1; cmp x8,0; b.ne */
+		{{0, 0, 6, 2, 8}, {0, 0, 8, 2, 9}, {0, 0, 9, 0, 65}, {DPMU_INSN_BRANCH, 0, 65, 0, 0}},
+		/* E: ldr x6,[x8]; mov x1,0; b */
+		{{DPMU_INSN_LOAD, 8, 9, 0, 7}, {0, 0, 0, 0, 2}, {DPMU_INSN_BRANCH, 0, 0, 0, 0}}};
+	static const uint32_t len[5] = {5, 3, 2, 4, 3};
+	struct blk blocks[5];
+	struct dpmu_err err;
+	for (unsigned k = 0; k < 5; k++) {
+		blocks[k].n = len[k];
+		for (uint32_t i = 0; i < len[k]; i++) {
+			const struct cl_insn *c = &prog[k][i];
+			struct dpmu_insn *in = &blocks[k].in[i];
+			memset(in, 0, sizeof *in);
+			in->pc = 0x600000 + 0x40ull * k + 4ull * i;
+			in->isize = 4;
+			in->kind = c->kind;
+			in->size = c->size;
+			in->flags = c->kind == DPMU_INSN_BRANCH ? DPMU_IC_IMMED : DPMU_IC_DP;
+			in->br_kind = k == 4 ? DPMU_BR_UNCOND : DPMU_BR_COND;
+			in->src[0] = c->src0;
+			in->src[1] = c->src1;
+			in->dst[0] = c->dst;
+		}
+		assert_int_equal(dpmu_ublock_create(blocks[k].in, len[k], &blocks[k].sum, &err), 0);
+	}
+	for (unsigned core = 0; core < 8; core += 4) {
+		rng = 0x3c6ef372fe94f82bull;
+		struct fx *a = start(DPMU_UARCH_BATCH_DEFAULT), *b = start(DPMU_UARCH_BATCH_DEFAULT);
+		unsigned cur = 4, left = 0;
+		uint64_t base0 = 0, base1 = 0, l = 0;
+		for (unsigned r = 0; r < RUNS; r++) {
+			struct blk *bk = &blocks[cur];
+			unsigned nx;
+			/* E picks a match of 1 to 24 bytes at another place; the
+			 * loop runs A, B, C per byte, then D */
+			if (cur == 4) {
+				left = 1 + (unsigned)(next() % 24);
+				/* a small window mostly (L1D hits), at times far */
+				uint64_t reach = next() % 8 ? 8192 : 32u << 20;
+				base0 = 0x10000000 + next() % reach;
+				base1 = 0x10000000 + next() % reach;
+				l = 0;
+				nx = 0;
+			} else if (cur == 0) {
+				nx = --left ? 1 : 3;
+			} else if (cur == 1) {
+				nx = 2;
+			} else if (cur == 2) {
+				nx = 0;
+				l++;
+			} else {
+				nx = 4;
+			}
+			struct dpmu_insn in[MAXLEN];
+			uint64_t addr[MAXLEN] = {0};
+			memcpy(in, bk->in, bk->n * sizeof in[0]);
+			if (cur == 0) {
+				in[0].addr = addr[0] = base0 + l;
+				in[1].addr = addr[1] = base1 + l;
+			} else if (cur == 4) {
+				in[0].addr = addr[0] = 0x20000000 + (next() % (1u << 20) & ~7ull);
+			}
+			struct dpmu_insn *last = &in[bk->n - 1];
+			const uint64_t to = blocks[nx].in[0].pc;
+			last->taken = to != last->pc + 4;
+			last->addr = to;
+			dpmu_uarch_retire(a->u, core, in, bk->n);
+			dpmu_uarch_run_block_on(b->u, dpmu_uarch_core(b->u, core), bk->sum, addr, to);
+			if (memcmp(a->core, b->core, sizeof a->core))
+				fail_msg("cpu%u: deliveries differ after run %u", core, r);
+			cur = nx;
+		}
+		assert_same_at_the_end(a, b, DPMU_UARCH_BATCH_DEFAULT);
+		/* misses and mispredictions were there to match */
+		assert_true(a->core[core][0x03] > 0 && a->core[core][0x10] > 0);
+		fx_free(a);
+		fx_free(b);
+	}
+	for (unsigned k = 0; k < 5; k++)
+		dpmu_ublock_destroy(blocks[k].sum);
+}
+
 /* Other L1I lines than the shipped 64 bytes: a summary's fetch steps are
  * planned for the line of the core that runs it (the smallest, 16 bytes,
  * is what a summary starts with). */
@@ -722,6 +831,7 @@ int main(void)
 		cmocka_unit_test(blocks_match_one_by_one_with_other_lines),
 		cmocka_unit_test(blocks_match_one_by_one_missing_to_dram),
 		cmocka_unit_test(window_full_inside_blocks_matches_one_by_one),
+		cmocka_unit_test(compare_loop_matches_one_by_one),
 		cmocka_unit_test(plain_blocks_match_one_by_one),
 		cmocka_unit_test(sampled_blocks_overflow_where_one_by_one_does),
 		cmocka_unit_test(destroyed_summary_still_counts),

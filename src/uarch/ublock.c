@@ -243,7 +243,7 @@ static void block_fold(struct dpmu_ublock *b)
 }
 
 /* Every block a core holds, before its counts are read. */
-void dpmu_ucore_fold(struct dpmu_ucore *c)
+static void core_fold(struct dpmu_ucore *c)
 {
 	for (uint32_t k = 0; k < c->nowned; k++)
 		block_fold(c->owned[k]);
@@ -267,7 +267,7 @@ static __attribute__((noinline)) void block_order(struct dpmu_ublock *b,
 	memcpy(b->fold_key, c->fold_need, sizeof b->fold_key);
 }
 
-/* dpmu_ucore_fold at a delivery, after the list is brought up to date: only the
+/* core_fold at a delivery, after the list is brought up to date: only the
  * entries the delivery reads (fold_need); the others it would drop. A
  * block run since the last delivery stays on the list with no runs (most
  * run again in the next batch: its next run then need not adopt it); one
@@ -319,7 +319,7 @@ __attribute__((noinline)) void dpmu_ublock_adopt(struct dpmu_ucore *c, struct dp
 	if (b->owner)
 		block_release(b); /* run by another core since its delivery */
 	if (c->nowned == DPMU_UCORE_OWNED)
-		dpmu_ucore_fold(c);
+		core_fold(c);
 	b->owner = c;
 	b->slot = c->nowned;
 	c->owned[c->nowned++] = b;

@@ -1,14 +1,7 @@
 /*
  * Translated blocks' summaries (ublock.c), as the block path (block_run.c)
  * and the engine's delivery (uarch.c) read them.
- */
-#ifndef DPMU_UARCH_UBLOCK_H
-#define DPMU_UARCH_UBLOCK_H
-
-#include "uarch/timing.h"
-#include "uarch/uarch_internal.h"
-
-/*
+ *
  * Most instructions of a block do the same thing every time it runs: they
  * issue (work cycles) and count their class events. Only a few read the
  * machine's state: the first (its fetch line may differ from where the
@@ -17,7 +10,13 @@
  * the class-event totals and those instructions (its steps), so an
  * execution adds the totals and visits the steps, with the work clock set
  * to what the per-instruction loop would have at each: the same events,
- * the same timing. */
+ * the same timing.
+ */
+#ifndef DPMU_UARCH_UBLOCK_H
+#define DPMU_UARCH_UBLOCK_H
+
+#include "uarch/timing.h"
+#include "uarch/uarch_internal.h"
 
 /* A summary's steps mark the fetch-line changes of one L1I line size,
  * planned for the line of the core that runs it (ublock_plan): an
@@ -135,9 +134,8 @@ void dpmu_ublock_replan(struct dpmu_ublock *b, uint32_t shift);
 void dpmu_ublock_adopt(struct dpmu_ucore *c, struct dpmu_ublock *b);
 /* The engine that held b is going: its counts go nowhere. */
 void dpmu_ublock_detach(struct dpmu_ublock *b);
-/* Every block c holds, before its counts are read; at a delivery, only
- * the entries the delivery reads (dpmu_ucore_fold_live). */
-void dpmu_ucore_fold(struct dpmu_ucore *c);
+/* At a delivery, the class events of the blocks c ran since the last one:
+ * only the entries the delivery reads. */
 void dpmu_ucore_fold_live(struct dpmu_ucore *c);
 /* b's clean template for c's core type (the block path's lean case). */
 void dpmu_ublock_lean_template(struct dpmu_ublock *b, const struct dpmu_ucore *c);

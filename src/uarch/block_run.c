@@ -515,7 +515,12 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
  * the block reads, and their place in the reorder window. With `deps`
  * (out of order) the loads start when their sources are ready, a
  * mispredicted tail resolves when its are, and the registers the block
- * writes get their values, all from the dependence summary. */
+ * writes get their values, all from the dependence summary. The other
+ * flags, each fixed by the caller: `clean`, nothing the block reads is
+ * pending (RUN_CLEAN); `watch`, sampling's looks at the clock; `lean`
+ * (with clean), the block's template while the execution keeps to it;
+ * `noload` (deps, a block without loads), no load steps and
+ * deps_end_noload's end. */
 static inline __attribute__((always_inline)) void
 block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	    const uint64_t *addr, uint64_t next_pc, const bool deps, const bool clean,

@@ -33,6 +33,29 @@ static const struct dpmu_perf_pmu *pmu_named(const struct dpmu_perf_system *sys,
 	return NULL;
 }
 
+/* A tree's system and the profile made of it, both found. */
+struct found {
+	struct dpmu_perf_system *sys;
+	struct dpmu_profile *p;
+};
+
+static struct found found_in(const char *root)
+{
+	struct found f = {NULL, NULL};
+	struct dpmu_err err;
+	if (dpmu_perf_discover(root, &f.sys, &err) != 0)
+		fail_msg("discovery of %s: %s", root, dpmu_errmsg(&err));
+	if (dpmu_perf_profile(f.sys, &f.p, &err) != 0)
+		fail_msg("profile of %s: %s", root, dpmu_errmsg(&err));
+	return f;
+}
+
+static void found_free(struct found *f)
+{
+	dpmu_profile_free(f->p);
+	dpmu_perf_system_free(f->sys);
+}
+
 static void discovers_core_pmus_and_the_dsu(void **state)
 {
 	(void)state;
@@ -85,11 +108,9 @@ static void discovers_core_pmus_and_the_dsu(void **state)
 static void midr_names_the_core_types_from_the_profiles(void **state)
 {
 	(void)state;
-	struct dpmu_perf_system *sys = NULL;
-	struct dpmu_profile *p = NULL;
+	struct found f = found_in(BIGLITTLE);
+	struct dpmu_profile *p = f.p;
 	struct dpmu_err err;
-	assert_int_equal(dpmu_perf_discover(BIGLITTLE, &sys, &err), 0);
-	assert_int_equal(dpmu_perf_profile(sys, &p, &err), 0);
 	/* variant and revision differ from the profiles' r0p0: the type is
 	 * Implementer and PartNum */
 	assert_int_equal(p->n_core_types, 2);
@@ -127,8 +148,7 @@ static void midr_names_the_core_types_from_the_profiles(void **state)
 	assert_string_equal(ev.ev[3].name, "page-faults");
 	assert_int_equal(dpmu_mon_events_parse("task-clok", p, 0, &ev, &err), DPMU_ENOENT);
 	assert_non_null(strstr(err.msg, "did you mean task-clock?"));
-	dpmu_profile_free(p);
-	dpmu_perf_system_free(sys);
+	found_free(&f);
 }
 
 /* ---- trees made here ---------------------------------------------------------- */
@@ -177,11 +197,10 @@ static void qemu_virt_is_one_unknown_type_without_dsu(void **state)
 	put(t, "bus/event_source/devices/armv8_pmuv3/format/event", "config:0-15");
 	put(t, "bus/event_source/devices/armv8_pmuv3/events/inst_retired", "event=0x0008");
 	put(t, "bus/event_source/devices/software/type", "1");
-	struct dpmu_perf_system *sys = NULL;
-	struct dpmu_profile *p = NULL;
+	struct found f = found_in(t);
+	struct dpmu_perf_system *sys = f.sys;
+	struct dpmu_profile *p = f.p;
 	struct dpmu_err err;
-	assert_int_equal(dpmu_perf_discover(t, &sys, &err), 0);
-	assert_int_equal(dpmu_perf_profile(sys, &p, &err), 0);
 	assert_int_equal(p->n_core_types, 1);
 	assert_string_equal(p->core_types[0].name, "armv8_pmuv3");
 	assert_string_equal(p->core_types[0].catalog, "armv8-pmuv3");
@@ -191,8 +210,7 @@ static void qemu_virt_is_one_unknown_type_without_dsu(void **state)
 	struct dpmu_mon_events ev;
 	assert_int_equal(dpmu_mon_events_parse("inst_retired,cycles", p, 0, &ev, &err), 0);
 	assert_int_equal(ev.ev[1].code[0], 0x11);
-	dpmu_profile_free(p);
-	dpmu_perf_system_free(sys);
+	found_free(&f);
 	rm_tree(t);
 }
 
@@ -321,11 +339,9 @@ static int on_interval(void *ctx, const struct dpmu_mon_session *s, uint64_t t0,
 static void counting_session_scales_as_perf(void **state)
 {
 	(void)state;
-	struct dpmu_perf_system *sys = NULL;
-	struct dpmu_profile *p = NULL;
+	struct found f = found_in(BIGLITTLE);
+	struct dpmu_profile *p = f.p;
 	struct dpmu_err err;
-	assert_int_equal(dpmu_perf_discover(BIGLITTLE, &sys, &err), 0);
-	assert_int_equal(dpmu_perf_profile(sys, &p, &err), 0);
 	struct dpmu_mon_events ev;
 	assert_int_equal(dpmu_mon_events_parse("inst_retired,l1d_cache,ld_retired,l3d_cache,cs",
 					       p, 0, &ev, &err),
@@ -369,8 +385,7 @@ static void counting_session_scales_as_perf(void **state)
 	assert_int_equal(dpmu_mon_events_parse("amu/cpu_cycles/", p, 0, &ev, &err) == 0 ||
 				 err.code == DPMU_ENOENT,
 			 1);
-	dpmu_profile_free(p);
-	dpmu_perf_system_free(sys);
+	found_free(&f);
 }
 
 static void the_simulation_refuses_software_events(void **state)

@@ -702,61 +702,26 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		sampled_hooks(u, c, b, next_pc);
 }
 
-static __attribute__((noinline)) void run_block_deps(struct dpmu_uarch *u, struct dpmu_ucore *c,
-						      struct dpmu_ublock *b, const uint64_t *addr,
-						      uint64_t next_pc)
-{
-	block_steps(u, c, b, addr, next_pc, true, false, false, false, false);
-}
-
-static __attribute__((noinline)) void run_block_clean(struct dpmu_uarch *u, struct dpmu_ucore *c,
-						       struct dpmu_ublock *b, const uint64_t *addr,
-						       uint64_t next_pc)
-{
-	block_steps(u, c, b, addr, next_pc, true, true, false, true, false);
-}
-
-/* RUN_DEPS of a block without loads (b->noload) that waits for no
- * reorder window (the plain path's test): out of order nothing in it
- * waits (only loads and a mispredicted tail do) */
-static __attribute__((noinline)) void run_block_noload(struct dpmu_uarch *u,
-						       struct dpmu_ucore *c,
-						       struct dpmu_ublock *b,
-						       const uint64_t *addr, uint64_t next_pc)
-{
-	block_steps(u, c, b, addr, next_pc, true, false, false, false, true);
-}
-
-static __attribute__((noinline)) void run_block_nodeps(struct dpmu_uarch *u,
-							struct dpmu_ucore *c,
-							struct dpmu_ublock *b,
-							const uint64_t *addr, uint64_t next_pc)
-{
-	block_steps(u, c, b, addr, next_pc, false, false, false, false, false);
-}
-
-static __attribute__((noinline)) void run_block_deps_w(struct dpmu_uarch *u, struct dpmu_ucore *c,
-							struct dpmu_ublock *b, const uint64_t *addr,
-							uint64_t next_pc)
-{
-	block_steps(u, c, b, addr, next_pc, true, false, true, false, false);
-}
-
-static __attribute__((noinline)) void run_block_clean_w(struct dpmu_uarch *u,
-							 struct dpmu_ucore *c,
-							 struct dpmu_ublock *b,
-							 const uint64_t *addr, uint64_t next_pc)
-{
-	block_steps(u, c, b, addr, next_pc, true, true, true, false, false);
-}
-
-static __attribute__((noinline)) void run_block_nodeps_w(struct dpmu_uarch *u,
-							  struct dpmu_ucore *c,
-							  struct dpmu_ublock *b,
-							  const uint64_t *addr, uint64_t next_pc)
-{
-	block_steps(u, c, b, addr, next_pc, false, false, true, false, false);
-}
+/* block_steps's variants, each its own function (their callers keep no
+ * frame, block_dispatch): its flags fixed. RUN_DEPS of a block without
+ * loads (b->noload) that waits for no reorder window (the plain path's
+ * test) has its own: out of order nothing in it waits (only loads and a
+ * mispredicted tail do). */
+#define BLOCK_STEPS_VARIANT(name, deps, clean, watch, lean, noload)                        \
+	static __attribute__((noinline)) void name(struct dpmu_uarch *u, struct dpmu_ucore *c, \
+						   struct dpmu_ublock *b, const uint64_t *addr, \
+						   uint64_t next_pc)                            \
+	{                                                                                   \
+		block_steps(u, c, b, addr, next_pc, deps, clean, watch, lean, noload);       \
+	}
+/*                   name               deps   clean  watch  lean   noload */
+BLOCK_STEPS_VARIANT(run_block_deps,     true,  false, false, false, false)
+BLOCK_STEPS_VARIANT(run_block_clean,    true,  true,  false, true,  false)
+BLOCK_STEPS_VARIANT(run_block_noload,   true,  false, false, false, true)
+BLOCK_STEPS_VARIANT(run_block_nodeps,   false, false, false, false, false)
+BLOCK_STEPS_VARIANT(run_block_deps_w,   true,  false, true,  false, false)
+BLOCK_STEPS_VARIANT(run_block_clean_w,  true,  true,  true,  false, false)
+BLOCK_STEPS_VARIANT(run_block_nodeps_w, false, false, true,  false, false)
 
 /* The block path below dpmu_uarch_run_block_on: a delivery point inside
  * (run_block_split), else the timing block_timing chooses; `watch`, the

@@ -61,20 +61,19 @@ static inline void class_events(uint64_t *pend, uint64_t *ipend, const struct dp
 		pend[DPMU_UEV_DP_SPEC]++;
 	if (!(f & NON_DP_FLAGS))
 		return;
-	if (f & DPMU_IC_ASE)
-		pend[DPMU_UEV_ASE_SPEC]++;
-	if (f & DPMU_IC_VFP)
-		pend[DPMU_UEV_VFP_SPEC]++;
-	if (f & DPMU_IC_CRYPTO)
-		pend[DPMU_UEV_CRYPTO_SPEC]++;
-	if (f & DPMU_IC_ISB)
-		pend[DPMU_UEV_ISB_SPEC]++;
-	if (f & DPMU_IC_DSB)
-		pend[DPMU_UEV_DSB_SPEC]++;
-	if (f & DPMU_IC_DMB)
-		pend[DPMU_UEV_DMB_SPEC]++;
-	if (f & DPMU_IC_LDREX)
-		pend[DPMU_UEV_LDREX_SPEC]++;
+	/* the class flags that each count one speculative-class event */
+	static const struct {
+		uint32_t flag;
+		uint8_t ev;
+	} spec[] = {
+		{DPMU_IC_ASE, DPMU_UEV_ASE_SPEC},     {DPMU_IC_VFP, DPMU_UEV_VFP_SPEC},
+		{DPMU_IC_CRYPTO, DPMU_UEV_CRYPTO_SPEC}, {DPMU_IC_ISB, DPMU_UEV_ISB_SPEC},
+		{DPMU_IC_DSB, DPMU_UEV_DSB_SPEC},     {DPMU_IC_DMB, DPMU_UEV_DMB_SPEC},
+		{DPMU_IC_LDREX, DPMU_UEV_LDREX_SPEC},
+	};
+	for (unsigned k = 0; k < sizeof spec / sizeof spec[0]; k++)
+		if (f & spec[k].flag)
+			pend[spec[k].ev]++;
 	if (f & DPMU_IC_SVC) {
 		pend[DPMU_UEV_EXC_TAKEN]++;
 		pend[DPMU_UEV_EXC_SVC]++;

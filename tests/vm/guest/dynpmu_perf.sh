@@ -5,8 +5,13 @@
 #   (the report dynpmu wrote with -o)
 #   --- stderr
 #   (its standard error)
+# Each section's name goes to standard error (the console) as it starts,
+# so that a run which never ends names itself; each run has SECTION_S
+# seconds before timeout ends it (rc 124 or 143; the host's check then
+# names the section).
 # Arguments: DYNPMU (its file name in /test) EVENTS8 N_MUX INTERVAL_MS
 dynpmu=./$1 events8=$2 n=$3 ims=$4
+section_s=60
 
 section() { # NAME DYNPMU-ARGS...: one run of dynpmu, report in /tmp/r
 	name=$1
@@ -15,11 +20,13 @@ section() { # NAME DYNPMU-ARGS...: one run of dynpmu, report in /tmp/r
 	# Let the guest settle first: under QEMU whatever else runs while the
 	# program counts (on either vCPU) can add to its count.
 	sleep 1
+	echo "dynpmu_perf: section $name at $(cut -d' ' -f1 /proc/uptime) s" >&2
 	# On CPU 0, and so the program it starts: under QEMU a program that
 	# moves to the other vCPU gets some 2,800 EL0 instructions more counted,
 	# varying run to run (docs/hardware.md); pinned, every run is exact.
-	taskset 1 "$dynpmu" "$@" >/tmp/so 2>/tmp/se
+	timeout "$section_s" taskset 1 "$dynpmu" "$@" >/tmp/so 2>/tmp/se
 	rc=$?
+	case $rc in 124|143) echo "dynpmu_perf: section $name did not end within $section_s s" >>/tmp/se ;; esac
 	echo "=== $name rc=$rc"
 	[ -f /tmp/r ] && cat /tmp/r
 	echo "--- stderr"

@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 [ -x "$PMU_CHECK" ] || { echo "FAIL: $PMU_CHECK is not an executable (build the vm_guest target)" >&2; exit 1; }
 
 rc=0
-sh "$here/run.sh" -t "${DPMU_VM_TIMEOUT:-240}" -o "$tmp/out" "$here/guest/pmu_check.sh" "$PMU_CHECK" || rc=$?
+sh "$here/run.sh" -a 2 -t "${DPMU_VM_TIMEOUT:-120}" -o "$tmp/out" "$here/guest/pmu_check.sh" "$PMU_CHECK" || rc=$?
 cat "$tmp/out"
 [ "$rc" -eq 3 ] && { echo "FAIL: the VM did not run (run.sh's message above)" >&2; exit 1; }
 failures=0

@@ -4,7 +4,7 @@
 # next to the given static aarch64 programs, and hand back what it printed.
 #
 # Usage: tests/vm/run.sh [-k VMLINUZ] [-b BUSYBOX] [-o OUT] [-t SECONDS]
-#                        SCRIPT [FILE...] [-- ARG...]
+#                        [-a ATTEMPTS] SCRIPT [FILE...] [-- ARG...]
 #   SCRIPT   run in the guest as `sh ./script.sh ARG...` in /test, as root,
 #            after /init has mounted proc, sysfs and devtmpfs, set
 #            perf_event_paranoid to -1, turned address-space randomisation
@@ -15,6 +15,10 @@
 #   -o OUT   the script's standard output goes to OUT (default: this
 #            script's standard output); the whole serial console to OUT.console
 #   -t       seconds before the VM is stopped (default 120)
+#   -a       boot up to ATTEMPTS times while the VM fails (exit 3), saying
+#            so each time (default 1): for a guest script whose own runs
+#            have timeouts, so that exit 3 means qemu stalled, as it was
+#            once seen to under load on a 2-core machine
 #   CACHE is fetch.sh's: $DPMU_VM_CACHE, else ${XDG_CACHE_HOME:-~/.cache}/dynpmu-vm.
 # The guest script's standard error is shown on this script's standard error.
 # Exit status: the guest script's; 2 on bad usage; 3 when the VM failed (no
@@ -28,13 +32,14 @@ usage() { echo "run.sh: $*" >&2; echo "usage: run.sh [-k VMLINUZ] [-b BUSYBOX] [
 vmfail() { echo "run.sh: $*" >&2; exit 3; }
 
 cache="${DPMU_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynpmu-vm}"
-kernel="" busybox="" out="" secs=120
-while getopts k:b:o:t:h opt; do
+kernel="" busybox="" out="" secs=120 attempts=1
+while getopts k:b:o:t:a:h opt; do
   case "$opt" in
     k) kernel=$OPTARG ;;
     b) busybox=$OPTARG ;;
     o) out=$OPTARG ;;
     t) secs=$OPTARG ;;
+    a) attempts=$OPTARG ;;
     h) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown option" ;;
   esac
@@ -44,6 +49,18 @@ shift $((OPTIND - 1))
 [ -n "$busybox" ] || busybox="$cache/busybox"
 case "$secs" in ''|*[!0-9]*) usage "-t wants a whole number of seconds, not '$secs'" ;; esac
 [ "$secs" -gt 0 ] || usage "-t wants at least 1 second"
+case "$attempts" in ''|*[!0-9]*|0) usage "-a wants a whole number of attempts, at least 1, not '$attempts'" ;; esac
+if [ "$attempts" -gt 1 ]; then
+  # Each attempt is this script with -a 1 and the same operands.
+  n=1
+  while :; do
+    rc=0
+    sh "$0" ${kernel:+-k "$kernel"} ${busybox:+-b "$busybox"} ${out:+-o "$out"} -t "$secs" "$@" || rc=$?
+    [ "$rc" -eq 3 ] && [ "$n" -lt "$attempts" ] || exit "$rc"
+    n=$((n + 1))
+    echo "run.sh: the VM failed (above); booting it again, attempt $n of $attempts" >&2
+  done
+fi
 [ $# -ge 1 ] || usage "no guest script given"
 script=$1; shift
 [ -f "$script" ] || usage "guest script '$script' not found"

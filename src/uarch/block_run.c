@@ -250,6 +250,22 @@ static inline int block_timing(struct dpmu_ucore *c, const struct dpmu_ublock *b
 	return b->walk || reads_pending(c, b) ? RUN_WALK : RUN_STEPS;
 }
 
+/* A block's end: the register w names holds value v, pending (in *p)
+ * unless v is ready by now. Field by field, as dep_latest says why. */
+static inline __attribute__((always_inline)) void deps_end_write(struct dpmu_ucore *c,
+								 const struct dpmu_uwdep *w,
+								 const struct dpmu_ureg *v,
+								 uint64_t now, dpmu_u128 *p)
+{
+	if (v->ready <= now)
+		return;
+	struct dpmu_ureg *r = &c->tm.reg[w->reg];
+	r->ready = v->ready;
+	r->mem = v->mem;
+	r->tlb = v->tlb;
+	*p |= w->bit;
+}
+
 /* The end of a RUN_DEPS execution whose written values are its loads'
  * alone (no register pending at entry that they name): the registers the
  * block wrote hold their values (lv: dep_latest's); those ready by now
@@ -271,13 +287,7 @@ deps_end_loads(struct dpmu_ucore *c, const struct dpmu_ublock *b, const struct d
 				if (ureg_later(&lv[__builtin_ctzll(l)], v))
 					v = &lv[__builtin_ctzll(l)];
 		}
-		if (v->ready <= now)
-			continue;
-		struct dpmu_ureg *r = &c->tm.reg[w->reg];
-		r->ready = v->ready;
-		r->mem = v->mem;
-		r->tlb = v->tlb;
-		p |= w->bit;
+		deps_end_write(c, w, v, now, &p);
 	}
 	c->dep_pend = p;
 }
@@ -319,13 +329,7 @@ static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struc
 		for (uint64_t l = w->d.load; l; l &= l - 1)
 			if (ureg_later(&lv[__builtin_ctzll(l)], v))
 				v = &lv[__builtin_ctzll(l)];
-		if (v->ready <= now)
-			continue;
-		struct dpmu_ureg *r = &c->tm.reg[w->reg];
-		r->ready = v->ready;
-		r->mem = v->mem;
-		r->tlb = v->tlb;
-		p |= w->bit;
+		deps_end_write(c, w, v, now, &p);
 	}
 	c->dep_pend = p;
 }

@@ -451,6 +451,18 @@ plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_
  * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
  * A plain block runs here (plain_run), with no call, so with no frame;
  * the others go on to run_block_steps, a tail call. */
+/* A block on a core that does not sample: plain_run, else the steps. */
+static inline __attribute__((always_inline)) void run_block_unsampled(struct dpmu_uarch *u,
+								      struct dpmu_ucore *c,
+								      struct dpmu_ublock *b,
+								      const uint64_t *addr,
+								      uint64_t next_pc)
+{
+	uint64_t fe;
+	if (!plain_run(c, b, next_pc, &fe))
+		run_block_steps(u, c, b, addr, next_pc);
+}
+
 /* A block on a traced or sampling core (dpmu_uarch_run_block_on): the
  * trace unit first, then the sampled path or the usual one. Out of line:
  * with the call to the trace unit inline, dpmu_uarch_run_block_on keeps a
@@ -468,10 +480,7 @@ static __attribute__((noinline)) void run_block_observed(struct dpmu_uarch *u,
 		run_block_sampled(u, c, b, addr, next_pc);
 		return;
 	}
-	uint64_t fe;
-	if (plain_run(c, b, next_pc, &fe))
-		return;
-	run_block_steps(u, c, b, addr, next_pc);
+	run_block_unsampled(u, c, b, addr, next_pc);
 }
 
 void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
@@ -483,10 +492,7 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 		run_block_observed(u, c, b, addr, next_pc);
 		return;
 	}
-	uint64_t fe;
-	if (plain_run(c, b, next_pc, &fe))
-		return;
-	run_block_steps(u, c, b, addr, next_pc);
+	run_block_unsampled(u, c, b, addr, next_pc);
 }
 
 /* Out of order, the instructions of a block run by its steps up to index

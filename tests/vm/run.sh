@@ -28,7 +28,7 @@
 # INST_RETIRED counts exactly (docs/hardware.md).
 set -eu
 
-usage() { echo "run.sh: $*" >&2; echo "usage: run.sh [-k VMLINUZ] [-b BUSYBOX] [-o OUT] [-t SECONDS] SCRIPT [FILE...] [-- ARG...]" >&2; exit 2; }
+usage() { echo "run.sh: $*" >&2; echo "usage: run.sh [-k VMLINUZ] [-b BUSYBOX] [-o OUT] [-t SECONDS] [-a ATTEMPTS] SCRIPT [FILE...] [-- ARG...]" >&2; exit 2; }
 vmfail() { echo "run.sh: $*" >&2; exit 3; }
 
 cache="${DPMU_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dynpmu-vm}"

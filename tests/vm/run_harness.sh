@@ -1,9 +1,8 @@
 #!/bin/sh
 # ctest vm/run_harness: tests/vm/run.sh itself: bad usage is refused with
-# exit 2, a kernel that never comes up is exit 3 with its message (and
-# booted again under -a), and a
-# guest script's standard output, standard error, arguments and exit status
-# come back as they were.
+# exit 2, a kernel that never comes up is exit 3 with its message (booted
+# again under -a), and a guest script's standard output, standard error,
+# arguments and exit status come back as they were.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)

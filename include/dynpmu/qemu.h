@@ -55,6 +55,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out);
 struct dpmu_iregs {
 	uint8_t src[3];  /* registers read, 0-terminated-or-padded, no duplicates */
 	uint8_t dst[3];  /* registers written, same */
+	bool writeback;  /* a load/store's base is written back (DPMU_IC_WRITEBACK) */
 };
 /* Never fails; at most three of each, a load/store's base always kept. */
 void dpmu_iregs_decode(uint32_t enc, struct dpmu_iregs *out);

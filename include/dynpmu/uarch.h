@@ -51,6 +51,9 @@ enum {
 	DPMU_IC_IMMED = 1u << 12,    /* immediate (direct) branch */
 	DPMU_IC_ERET = 1u << 13,     /* exception return */
 	DPMU_IC_REG_BRANCH = 1u << 14,/* register branch (BR, BLR, RET): target from a register */
+	/* load/store with base writeback (pre- or post-index): the base is in
+	 * src and in dst, and what it is written is the address, not data */
+	DPMU_IC_WRITEBACK = 1u << 15,
 };
 
 /* Architectural registers as the timing model's scoreboard numbers them

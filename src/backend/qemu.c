@@ -391,6 +391,8 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		dpmu_iregs_decode(q->code[k].enc, &r);
 		memcpy(t->src, r.src, sizeof t->src);
 		memcpy(t->dst, r.dst, sizeof t->dst);
+		if (r.writeback)
+			t->flags |= DPMU_IC_WRITEBACK;
 		q->tmem[k] = (uint8_t)(c.mem | c.noretire << 2);
 		if (q->tmem[k])
 			q->tcheck[b->first + d->ncheck++] = i;

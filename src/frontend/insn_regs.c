@@ -47,6 +47,7 @@ struct acc {
 
 struct ctx {
 	struct acc src, dst;
+	bool wb; /* a base written back (base()) */
 };
 
 /* Row operand flags: what the plain fields are, applied before the handler. */
@@ -322,8 +323,10 @@ static bool r_hint(uint32_t e, struct ctx *c)
 static void base(struct ctx *c, unsigned rn, bool wb)
 {
 	put(&c->src, gsp(rn), P_KEEP);
-	if (wb)
+	if (wb) {
 		put(&c->dst, gsp(rn), P_KEEP);
+		c->wb = true;
+	}
 }
 
 static bool r_simd_struct(uint32_t e, struct ctx *c)
@@ -810,6 +813,7 @@ static void apply_ops(uint32_t e, uint32_t ops, struct ctx *c)
 		put(fields[i].src ? &c->src : &c->dst, fields[i].sp ? gsp(n) : gx(n),
 		    fields[i].op & (O_SN | O_WB) ? P_KEEP : P_NORM);
 	}
+	c->wb |= (ops & O_WB) != 0;
 	if (ops & O_VN)
 		rd(c, vr(RN(e)));
 	if (ops & O_VM)
@@ -843,4 +847,5 @@ void dpmu_iregs_decode(uint32_t enc, struct dpmu_iregs *out)
 	}
 	pack(&c.src, out->src);
 	pack(&c.dst, out->dst);
+	out->writeback = c.wb;
 }

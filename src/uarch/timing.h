@@ -63,6 +63,24 @@ static inline struct dpmu_iregm insn_masks(const struct dpmu_insn *in)
 		reg_bit(in->dst[0]) | reg_bit(in->dst[1]) | reg_bit(in->dst[2])};
 }
 
+/* The base register a load or store writes back (DPMU_IC_WRITEBACK), else
+ * 0: the register it both reads and writes. What it writes there is the
+ * address, ready when the address's registers are (the address unit's
+ * result), not the data (Arm ARM C1.3.3: pre- and post-index). A load
+ * whose data register is its base as well (CONSTRAINED UNPREDICTABLE, the
+ * register's value UNKNOWN) is taken as writing the address there. */
+static inline uint8_t insn_wb_reg(const struct dpmu_insn *in)
+{
+	if (!(in->flags & DPMU_IC_WRITEBACK))
+		return 0;
+	for (unsigned k = 0; k < 3; k++) {
+		const uint8_t r = in->dst[k];
+		if (r && (r == in->src[0] || r == in->src[1] || r == in->src[2]))
+			return r;
+	}
+	return 0;
+}
+
 /* Input without register operands (a trace): its loads' values have no
  * known consumer, so each waits for its data at once. */
 static inline bool insn_no_regs(const struct dpmu_insn *in)
@@ -308,7 +326,24 @@ static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
 			dep_wait(c, v.ready - now, v.mem, v.tlb);
 		return;
 	}
-	dep_write(c, in, rm, src, s, v.ready, v.mem, v.tlb);
+	const uint8_t wb = insn_wb_reg(in);
+	if (__builtin_expect(wb != 0, 0)) {
+		/* the base written back holds the address: ready when its
+		 * sources are (read before the data's writes change them) */
+		const dpmu_u128 bb = reg_bit(wb);
+		if (src->ready > s) {
+			c->tm.reg[wb] = *src;
+			c->dep_pend |= bb;
+		}
+		if (src->ready <= s)
+			c->dep_pend &= ~rm.src;
+		for (unsigned k = 0; k < 3 && in->dst[k]; k++)
+			if (in->dst[k] != wb)
+				c->tm.reg[in->dst[k]] = (struct dpmu_ureg){v.ready, v.mem, v.tlb};
+		c->dep_pend |= rm.dst & ~bb;
+	} else {
+		dep_write(c, in, rm, src, s, v.ready, v.mem, v.tlb);
+	}
 	dep_load_retires(c, s, v);
 }
 

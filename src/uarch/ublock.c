@@ -112,11 +112,14 @@ static bool block_deps(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ud
 		}
 		idep[i] = d;
 		/* a load's value: its own (its start waited for d); any
-		 * other's: the latest of its sources' */
+		 * other's, and a base written back: the latest of its
+		 * sources' */
+		const uint8_t wb = insn_wb_reg(in);
+		const struct dpmu_udep a = d;
 		if (in->kind == DPMU_INSN_LOAD)
 			d = (struct dpmu_udep){0, 1ull << i};
 		for (unsigned k = 0; k < 3 && in->dst[k]; k++)
-			reg[in->dst[k]] = d;
+			reg[in->dst[k]] = in->dst[k] == wb ? a : d;
 	}
 	return true;
 }
@@ -197,10 +200,12 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		b->walk |= (m.src & loaded) != 0;
 		written |= m.dst;
 		if (in->kind == DPMU_INSN_LOAD) {
+			/* a base written back is computed, not loaded */
+			const dpmu_u128 wb = reg_bit(insn_wb_reg(in));
 			b->noload = false;
 			b->walk |= insn_no_regs(in);
-			loaded |= m.dst;
-			b->computed &= ~m.dst;
+			loaded = (loaded | (m.dst & ~wb)) & ~wb;
+			b->computed = (b->computed & ~(m.dst & ~wb)) | wb;
 		} else {
 			loaded &= ~m.dst;
 			b->computed |= m.dst;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 
 #include <cmocka.h>
@@ -470,6 +471,28 @@ static bool same_set(const uint8_t got[3], const uint8_t want[3])
 	return true;
 }
 
+/* Whether the text's memory operand is pre-index ("]!") or post-index (a
+ * comma after the "[Xn]" or "[sp]" operand): a form that writes its base
+ * back. */
+static bool writes_back(const char *text)
+{
+	if (strstr(text, "]!"))
+		return true;
+	for (const char *p = strchr(text, '['); p; p = strchr(p + 1, '[')) {
+		const char *q = p + 1;
+		if (*q == 'x')
+			for (q++; *q >= '0' && *q <= '9'; q++)
+				;
+		else if (!strncmp(q, "sp", 2))
+			q += 2;
+		else
+			continue;
+		if (q != p + 1 && !strncmp(q, "],", 2))
+			return true;
+	}
+	return false;
+}
+
 /* Every mismatch is printed before the test fails. */
 static void check(const struct want *w, size_t n)
 {
@@ -477,10 +500,11 @@ static void check(const struct want *w, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct dpmu_iregs r;
 		dpmu_iregs_decode(w[i].enc, &r);
-		if (same_set(r.src, w[i].src) && same_set(r.dst, w[i].dst))
+		const bool wb = writes_back(w[i].text);
+		if (same_set(r.src, w[i].src) && same_set(r.dst, w[i].dst) && r.writeback == wb)
 			continue;
 		bad++;
-		print_message("%08x %-36s", w[i].enc, w[i].text);
+		print_message("%08x %-36s writeback %d (want %d)", w[i].enc, w[i].text, r.writeback, wb);
 		print_set("src", r.src);
 		print_set("dst", r.dst);
 		print_message(", want");
@@ -587,6 +611,7 @@ static void test_writeback_forms_read_and_write_their_base(void **state)
 				dpmu_iregs_decode(forms[i] | rn << 5 | rt, &r);
 				assert_true(has(r.src, base_reg(rn)));
 				assert_true(has(r.dst, base_reg(rn)));
+				assert_true(r.writeback);
 			}
 }
 

@@ -49,6 +49,11 @@ static void random_regs(struct dpmu_insn *in)
 		in->src[k] = pool[next() % np]; /* a repeat is harmless */
 	for (unsigned k = 0; k < nd; k++)
 		in->dst[k] = pool[next() % np];
+	/* at times pre- or post-index: the base written back as well */
+	if ((in->kind == DPMU_INSN_LOAD || in->kind == DPMU_INSN_STORE) && next() % 4 == 0) {
+		in->flags |= DPMU_IC_WRITEBACK;
+		in->dst[nd] = in->src[0];
+	}
 }
 
 /* A random block at pc: integer, SIMD/FP and barrier instructions, loads

@@ -115,6 +115,17 @@ struct dpmu_bp_params {
 	uint32_t ras_entries; /* return stack */
 };
 
+/* Execution latency classes: which instructions' results take more than
+ * their dispatch slot (profile "exec_latency" keys, docs/profiles.md). */
+enum dpmu_exec_class {
+	DPMU_EX_SIMPLE = 0, /* everything else: the result is ready at issue */
+	DPMU_EX_INT_MUL,    /* MADD, MSUB, SMADDL, UMADDL, SMULH, UMULH (MUL, MNEG) */
+	DPMU_EX_INT_DIV,    /* SDIV, UDIV */
+	DPMU_EX_FP,         /* FADD, FSUB, FMUL, FNMUL, FMAX/FMIN, FMADD family; vector FMLA... */
+	DPMU_EX_FP_DIV,     /* FDIV, FSQRT */
+	DPMU_EX_COUNT
+};
+
 struct dpmu_pipeline_params {
 	uint32_t issue_width;
 	uint32_t base_cpi_milli;      /* cycles per instruction x 1000 with no stalls */
@@ -124,7 +135,11 @@ struct dpmu_pipeline_params {
 	 * load stalls. */
 	uint32_t reorder_window;
 	uint32_t miss_buffers;        /* L1D misses outstanding at once */
+	/* Cycles from an instruction's issue to its result, by class (the
+	 * profile's "exec_latency"; [DPMU_EX_SIMPLE] is 0: ready at issue). */
+	uint32_t exec_latency[DPMU_EX_COUNT];
 };
+
 #define DPMU_REORDER_MAX 1024u
 #define DPMU_MISS_BUFFERS_MAX 64u
 

@@ -42,6 +42,7 @@ struct dpmu_iclass {
 	uint8_t br_kind;  /* enum dpmu_branch_kind (kind == DPMU_INSN_BRANCH) */
 	uint8_t mem;      /* enum dpmu_iclass_mem */
 	uint8_t noretire; /* UDF: raises an exception instead of retiring */
+	uint8_t exec;     /* enum dpmu_exec_class */
 };
 
 /* Classify one A64 instruction from its encoding (Arm ARM C4.1 top-level

@@ -74,6 +74,7 @@ struct dpmu_insn {
 	uint8_t br_kind;        /* enum dpmu_branch_kind */
 	uint8_t taken;          /* branch: 1 taken, 0 not taken */
 	uint8_t isize;          /* instruction bytes (4 on AArch64) */
+	uint8_t exec;           /* enum dpmu_exec_class: its result's latency */
 	/* Registers read and written (DPMU_REG_*, 0: none): the dependences
 	 * the timing follows. Input without them (a trace) has none; a load
 	 * without a destination then waits for its data at once. */

@@ -38,7 +38,10 @@ static const char *const tlb_level_keys[] = {"entries", "ways", "latency", NULL}
 static const char *const branch_keys[] = {"predictor", "entries", "history_bits",
 					  "btb_entries", "ras_entries", NULL};
 static const char *const pipeline_keys[] = {"issue_width", "base_cpi", "mispredict_penalty",
-					    "reorder_window", "miss_buffers", NULL};
+					    "reorder_window", "miss_buffers", "exec_latency", NULL};
+/* Order matches enum dpmu_exec_class from DPMU_EX_INT_MUL on. */
+static const char *const exec_keys[] = {"int_mul", "int_div", "fp", "fp_div", NULL};
+_Static_assert(DPMU_EX_COUNT == 5, "exec_keys names every class but DPMU_EX_SIMPLE");
 static const char *const cluster_keys[] = {"cores", "freq", "pmu", "l3", "snoop_filter", NULL};
 static const char *const core_entry_keys[] = {"type", "count", "freq", NULL};
 static const char *const cpmu_keys[] = {"catalog", "counters", "counters64", "events", NULL};
@@ -207,6 +210,18 @@ static int parse_pipeline(struct dpmu_jc *j, const json_t *o, struct dpmu_pipeli
 	    (rc = dpmu_jc_u32(j, o, "miss_buffers", true, 0, 1, DPMU_MISS_BUFFERS_MAX,
 			      &p->miss_buffers)))
 		return rc;
+	/* optional: without it every result is ready at its issue */
+	const json_t *e;
+	size_t m;
+	if ((rc = sub(j, o, "exec_latency", false, exec_keys, &e, &m)))
+		return rc;
+	if (!e)
+		return 0;
+	for (unsigned k = 0; exec_keys[k]; k++)
+		if ((rc = dpmu_jc_u32(j, e, exec_keys[k], false, 0, 0, 1000,
+				      &p->exec_latency[DPMU_EX_INT_MUL + k])))
+			return rc;
+	dpmu_jc_pop(j, m);
 	return 0;
 }
 

@@ -387,6 +387,7 @@ static const struct bdec *block_first(struct qemu_be *q, uint32_t bid)
 		t->kind = c.kind;
 		t->br_kind = c.br_kind;
 		t->isize = 4;
+		t->exec = c.exec;
 		struct dpmu_iregs r;
 		dpmu_iregs_decode(q->code[k].enc, &r);
 		memcpy(t->src, r.src, sizeof t->src);

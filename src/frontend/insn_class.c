@@ -114,6 +114,24 @@ static void c_dp(uint32_t e, struct dpmu_iclass *c)
 	c->flags |= DPMU_IC_DP;
 }
 
+/* Data-processing (3 source), C4.1.67: every allocated op (op54 00;
+ * op31 000, 001, 010, 101, 110: MADD/MSUB, SMADDL/SMSUBL, SMULH,
+ * UMADDL/UMSUBL, UMULH) is a multiply. */
+static void c_imul(uint32_t e, struct dpmu_iclass *c)
+{
+	const unsigned op31 = BITS(e, 23, 21);
+	c->flags |= DPMU_IC_DP;
+	if (BITS(e, 30, 29) == 0 && op31 != 3 && op31 != 4 && op31 != 7)
+		c->exec = DPMU_EX_INT_MUL;
+}
+
+static void c_idiv(uint32_t e, struct dpmu_iclass *c)
+{
+	(void)e;
+	c->flags |= DPMU_IC_DP;
+	c->exec = DPMU_EX_INT_DIV;
+}
+
 /* ---- loads and stores (C4.1.66) ---------------------------------------------- */
 
 static void c_excl(uint32_t e, struct dpmu_iclass *c)
@@ -270,6 +288,51 @@ static void c_fp(uint32_t e, struct dpmu_iclass *c)
 	c->flags |= DPMU_IC_VFP;
 }
 
+/* Scalar FP arithmetic whose result takes the FP pipeline's latency:
+ * data-processing (2 source) FMUL, FDIV, FADD, FSUB, FMAX, FMIN, FMAXNM,
+ * FMINNM, FNMUL (C4.1.69: opcode [15:12], 0001 FDIV, 1001 to 1111
+ * unallocated), (3 source) FMADD, FMSUB, FNMADD, FNMSUB, (1 source)
+ * FSQRT. */
+static void c_fp2(uint32_t e, struct dpmu_iclass *c)
+{
+	const unsigned op = BITS(e, 15, 12);
+	c->flags |= DPMU_IC_VFP;
+	if (op <= 8)
+		c->exec = op == 1 ? DPMU_EX_FP_DIV : DPMU_EX_FP;
+}
+
+static void c_fp3(uint32_t e, struct dpmu_iclass *c)
+{
+	(void)e;
+	c->flags |= DPMU_IC_VFP;
+	c->exec = DPMU_EX_FP;
+}
+
+static void c_fsqrt(uint32_t e, struct dpmu_iclass *c)
+{
+	(void)e;
+	c->flags |= DPMU_IC_VFP;
+	c->exec = DPMU_EX_FP_DIV;
+}
+
+/* Advanced SIMD three same, FP arithmetic (C4.1.69, opcode 110xx): FMAXNM,
+ * FMLA, FADD, FMULX and their U / a siblings (FMINNM, FMLS, FSUB, FADDP,
+ * FABD, FMUL): the FP pipeline's latency, as the scalar ones (Cortex-A55
+ * SOG section 4.16: FMLA 4 as FMADD). */
+static void c_simd_fp(uint32_t e, struct dpmu_iclass *c)
+{
+	(void)e;
+	c->flags |= DPMU_IC_ASE;
+	c->exec = DPMU_EX_FP;
+}
+
+static void c_simd_fdiv(uint32_t e, struct dpmu_iclass *c)
+{
+	(void)e;
+	c->flags |= DPMU_IC_ASE;
+	c->exec = DPMU_EX_FP_DIV;
+}
+
 static void c_simd(uint32_t e, struct dpmu_iclass *c)
 {
 	(void)e;
@@ -308,11 +371,18 @@ static const struct iclass_row rows[] = {
 	{0xff208c00u, 0x5e000000u, c_crypto, "SHA three-register"},
 	{0xff3e0c00u, 0x5e280800u, c_crypto, "SHA two-register"},
 	{0xff000000u, 0xce000000u, c_crypto, "SHA512, SHA3, SM3, SM4"},
+	{0xff200c00u, 0x1e200800u, c_fp2, "FP data-processing (2 source)"},
+	{0xff000000u, 0x1f000000u, c_fp3, "FP data-processing (3 source)"},
+	{0xff3ffc00u, 0x1e21c000u, c_fsqrt, "FSQRT (scalar)"},
 	{0x5e000000u, 0x1e000000u, c_fp, "scalar floating point"},
+	{0x9f20e400u, 0x0e20c400u, c_simd_fp, "Advanced SIMD three same: FP arithmetic"},
+	{0xbfa0fc00u, 0x2e20fc00u, c_simd_fdiv, "Advanced SIMD three same: FDIV"},
 	{0x0e000000u, 0x0e000000u, c_simd, "Advanced SIMD data processing"},
 	{0x1e000000u, 0x04000000u, c_simd, "SVE"},
 	/* data processing: immediate (100x) and register (x101) */
 	{0x1c000000u, 0x10000000u, c_dp, "data processing (immediate)"},
+	{0x1f000000u, 0x1b000000u, c_imul, "data processing (3 source): multiplies"},
+	{0x7fe0f800u, 0x1ac00800u, c_idiv, "UDIV, SDIV"},
 	{0x0e000000u, 0x0a000000u, c_dp, "data processing (register)"},
 };
 

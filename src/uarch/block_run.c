@@ -367,8 +367,10 @@ static __attribute__((noinline)) void lean_fill(const struct dpmu_ublock *b, str
 						uint32_t upto, uint64_t t0)
 {
 	for (uint32_t i = 0; i < upto; i++)
-		if (b->insn[i].kind == DPMU_INSN_LOAD)
-			lv[i] = (struct dpmu_ureg){t0 + b->lean_load[i], 0, 0};
+		if (insn_makes_value(&b->insn[i]))
+			lv[i] = (struct dpmu_ureg){
+				t0 + b->lean_load[i], 0,
+				b->insn[i].exec != DPMU_EX_SIMPLE ? DPMU_UREG_EXEC : 0};
 }
 
 /* The end of an execution that kept to the template (deps_end_loads with
@@ -379,11 +381,12 @@ static inline __attribute__((always_inline)) void lean_end(struct dpmu_ucore *c,
 	const uint64_t now = core_now(c, 0);
 	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
 	for (uint32_t k = 0; k < b->nwl; k++) {
-		const uint64_t r = t0 + b->lean_w[k];
+		const uint32_t lw = b->lean_w[k];
+		const uint64_t r = t0 + (lw & ~DPMU_UREG_EXEC);
 		if (r <= now)
 			continue;
 		const struct dpmu_uwdep *w = &b->wdep[k];
-		c->tm.reg[w->reg] = (struct dpmu_ureg){r, 0, 0};
+		c->tm.reg[w->reg] = (struct dpmu_ureg){r, 0, lw & DPMU_UREG_EXEC};
 		p |= w->bit;
 	}
 	c->dep_pend = p;
@@ -623,6 +626,25 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 				}
 			} else {
 				dep_load(c, in, b->imask[i], &c->tm.reg[0], s, be, c->tlb_stall);
+			}
+		} else if (op == STEP_EXEC) {
+			/* an execution latency: the value's time (a load's
+			 * arithmetic without the access) */
+			if (lean && tpl && !fe)
+				continue;
+			if (lean && tpl) {
+				tpl = false;
+				lean_fill(b, lv, i, t0);
+			}
+			const uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
+			c->dep_seq = seq0 + i + 1;
+			if (deps) {
+				const struct dpmu_ureg v =
+					dep_exec_value(c, in, dep_latest(c, pend0, &b->idep[i], lv), s);
+				dep_load_retires(c, s, v);
+				lv[i] = v;
+			} else {
+				dep_exec(c, in, b->imask[i], &c->tm.reg[0], s);
 			}
 		} else if (op == STEP_STORE) {
 			uint32_t bw = 0;

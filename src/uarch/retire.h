@@ -203,6 +203,8 @@ insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn 
 		front_stall(c, fe);
 	if (in->kind == DPMU_INSN_LOAD)
 		dep_load(c, in, m, src, s, be, c->tlb_stall);
+	else if (in->exec != DPMU_EX_SIMPLE)
+		dep_exec(c, in, m, src, s);
 	else if ((m.src | m.dst) & c->dep_pend)
 		dep_other(c, in, m, src, s);
 }

@@ -17,6 +17,11 @@
  *   the reorder window holds the instructions since the oldest that has
  *   not completed, and dispatch stalls when the window is full.
  *
+ * An instruction of a class with an execution latency (the profile's
+ * exec_latency: multiplies, divides, FP arithmetic) has its result ready
+ * that long after it starts, its sources ready; any other's is ready at
+ * its issue.
+ *
  * Either way a mispredicted branch restarts fetch only when it resolves
  * (its sources ready), then after the penalty. Waits are in
  * milli-cycles on the work clock, so a dependent chain costs its
@@ -81,6 +86,14 @@ static inline uint8_t insn_wb_reg(const struct dpmu_insn *in)
 	return 0;
 }
 
+/* Whether an instruction's result has a time of its own: a load's, or
+ * one with an execution latency class (the others' results are ready
+ * when their sources are). */
+static inline bool insn_makes_value(const struct dpmu_insn *in)
+{
+	return in->kind == DPMU_INSN_LOAD || in->exec != DPMU_EX_SIMPLE;
+}
+
 /* Input without register operands (a trace): its loads' values have no
  * known consumer, so each waits for its data at once. */
 static inline bool insn_no_regs(const struct dpmu_insn *in)
@@ -106,6 +119,8 @@ static inline int timing_init(struct dpmu_ucore *c, const char *who, struct dpmu
 	t->window = p->reorder_window;
 	t->nmb = p->miss_buffers;
 	t->l1_milli = c->type->l1d.latency * 1000;
+	for (unsigned k = 0; k < DPMU_EX_COUNT; k++)
+		t->exe_milli[k] = p->exec_latency[k] * 1000;
 	t->rob_span = (uint64_t)t->window * c->cpi_milli;
 	t->l1_short = t->l1_milli <= t->rob_span;
 	c->rob_limit = UINT64_MAX;
@@ -122,28 +137,43 @@ static inline int timing_init(struct dpmu_ucore *c, const char *who, struct dpmu
 	return 0;
 }
 
+/* A value an instruction computed rather than loaded (bit 31 of its
+ * tlb, far above any translation wait in milli-cycles): dep_wait counts
+ * the part of a wait for it that is neither memory nor translation as the
+ * core's (STALL_BACKEND alone), not the L1D's. */
+#define DPMU_UREG_EXEC 0x80000000u
+
 /* A wait of w milli-cycles for a value whose load spent its time as
  * `why` says: the clock moves on, and the stall events get their whole
  * cycles, the memory part (beyond the L1D) first from the end, then the
  * L1D's latency, then translation; what is left (a wait for the load's
  * own sources) counts with the L1D part. STALL_BACKEND_MEM (the AMU's
- * 0x4005) is the part beyond the L1D. */
+ * 0x4005) is the part beyond the L1D. A computed value's (DPMU_UREG_EXEC)
+ * wait has no L1D part: beyond memory and translation it is the core's,
+ * in STALL_BACKEND but in no load stall event. */
 static inline void dep_wait(struct dpmu_ucore *c, uint64_t w, uint32_t mem, uint32_t tlb)
 {
 	struct dpmu_utiming *t = &c->tm;
+	const bool ex = (tlb & DPMU_UREG_EXEC) != 0;
+	tlb &= ~DPMU_UREG_EXEC;
 	c->work_milli += w;
 	uint64_t m = w < mem ? w : mem, rest = w - m;
-	uint64_t l = rest < t->l1_milli ? rest : t->l1_milli;
+	uint64_t l = ex ? 0 : rest < t->l1_milli ? rest : t->l1_milli;
 	uint64_t x = rest - l < tlb ? rest - l : tlb;
 	t->rem_mem += m;
 	t->rem_tlb += x;
-	t->rem_l1 += rest - x;
-	uint64_t qm = t->rem_mem / 1000, qt = t->rem_tlb / 1000, ql = t->rem_l1 / 1000;
+	if (ex)
+		t->rem_core += rest - x;
+	else
+		t->rem_l1 += rest - x;
+	uint64_t qm = t->rem_mem / 1000, qt = t->rem_tlb / 1000, ql = t->rem_l1 / 1000,
+		 qc = t->rem_core / 1000;
 	t->rem_mem -= qm * 1000;
 	t->rem_tlb -= qt * 1000;
 	t->rem_l1 -= ql * 1000;
+	t->rem_core -= qc * 1000;
 	uint64_t q = qm + qt + ql;
-	c->pend[DPMU_UEV_STALL_BACKEND] += q;
+	c->pend[DPMU_UEV_STALL_BACKEND] += q + qc;
 	c->pend[DPMU_UEV_STALL_BACKEND_MEM] += qm;
 	c->ipend[DPMU_IEV_STALL_BACKEND_LD] += q;
 	c->ipend[DPMU_IEV_STALL_BACKEND_LD_TLB] += qt;
@@ -347,9 +377,10 @@ static inline void dep_load(struct dpmu_ucore *c, const struct dpmu_insn *in,
 	dep_load_retires(c, s, v);
 }
 
-/* Any other instruction that started issuing at `s` after its sources
- * (src): its results are ready when it issues (an out-of-order core
- * issues it when its sources are; an in-order one waited for them). */
+/* Any other instruction (no load, no execution latency) that started
+ * issuing at `s` after its sources (src): its results are ready when it
+ * issues (an out-of-order core issues it when its sources are; an
+ * in-order one waited for them). */
 static inline void dep_other(struct dpmu_ucore *c, const struct dpmu_insn *in,
 			     struct dpmu_iregm m, const struct dpmu_ureg *src, uint64_t s)
 {
@@ -359,7 +390,35 @@ static inline void dep_other(struct dpmu_ucore *c, const struct dpmu_insn *in,
 	}
 	dep_write(c, in, m, src, s, src->ready, src->mem, src->tlb);
 	/* No reorder-window entry: a value ready after its issue comes from
-	 * a load (dep_load pushed its time, which ready does not pass). */
+	 * a load or an instruction with an execution latency (dep_load and
+	 * dep_exec pushed its time, which ready does not pass). */
+}
+
+/* The value of an instruction with an execution latency (class in->exec)
+ * that started issuing at `s` after its sources (src): ready that long
+ * after both; what it waited for beyond that is its sources'. */
+static inline struct dpmu_ureg dep_exec_value(const struct dpmu_ucore *c,
+					      const struct dpmu_insn *in,
+					      const struct dpmu_ureg *src, uint64_t s)
+{
+	const bool p = src->ready > s;
+	return (struct dpmu_ureg){(p ? src->ready : s) + c->tm.exe_milli[in->exec],
+				  p ? src->mem : 0, (p ? src->tlb : 0) | DPMU_UREG_EXEC};
+}
+
+/* An instruction with an execution latency: the registers it writes hold
+ * its value; out of order, the value enters the reorder window (rob_push
+ * keeps it only if it may hold the window up). */
+static inline void dep_exec(struct dpmu_ucore *c, const struct dpmu_insn *in,
+			    struct dpmu_iregm m, const struct dpmu_ureg *src, uint64_t s)
+{
+	const struct dpmu_ureg v = dep_exec_value(c, in, src, s);
+	if (v.ready <= s) {
+		dep_done(c, m);
+		return;
+	}
+	dep_write(c, in, m, src, s, v.ready, v.mem, v.tlb);
+	dep_load_retires(c, s, v);
 }
 
 /* A mispredicted branch that issued at `s`: fetch restarts when it
@@ -373,18 +432,20 @@ static inline void dep_resolve(struct dpmu_ucore *c, const struct dpmu_ureg *src
 
 /* ---- a block's dependence summary (the block path of an out-of-order core)
  *
- * Out of order, only loads (their start) and mispredicted branches (when
- * they resolve) wait for a value, and a value that is not a load's is
- * ready when the latest of its sources is. So within a block each value
- * is the latest of some registers' values at the block's entry and some
- * of the block's loads' values: a dependence, found once per block. An
- * execution then looks at the loads, a mispredicted branch and the
- * registers the block leaves written, not at every instruction. */
+ * Out of order, only loads and instructions with an execution latency
+ * (their start) and mispredicted branches (when they resolve) wait for a
+ * value, and any other value is ready when the latest of its sources is.
+ * So within a block each value is the latest of some registers' values at
+ * the block's entry and some of the values the block's loads and
+ * execution-latency instructions make (insn_makes_value; "loads" below):
+ * a dependence, found once per block. An execution then looks at those
+ * instructions, a mispredicted branch and the registers the block leaves
+ * written, not at every instruction. */
 #define DPMU_UDEP_MAX 64 /* instructions of a block with a summary */
 
 struct dpmu_udep {
 	dpmu_u128 entry; /* registers' values at the block's entry */
-	uint64_t load;   /* bit i: the value of load i of the block */
+	uint64_t load;   /* bit i: the value instruction i of the block makes */
 };
 
 /* A register the block writes, and the dependence of its last value;

@@ -488,6 +488,7 @@ struct dpmu_utiming {
 	uint32_t window;             /* reorder window; 0: in order */
 	uint32_t nmb;                /* miss buffers */
 	uint32_t l1_milli;           /* L1D load-to-use latency x 1000 */
+	uint32_t exe_milli[DPMU_EX_COUNT]; /* execution latency by class x 1000 */
 	uint32_t rob_mask;           /* ring size - 1 */
 	uint32_t rob_head, rob_n;
 	uint64_t rob_last;           /* the latest completion pushed */
@@ -496,7 +497,7 @@ struct dpmu_utiming {
 	struct dpmu_urob *rob;       /* ring of rob_mask + 1 (NULL in order) */
 	uint64_t mb[DPMU_MISS_BUFFERS_MAX]; /* when each miss buffer frees */
 	/* waits in milli-cycles not yet counted as whole stall cycles */
-	uint64_t rem_tlb, rem_l1, rem_mem;
+	uint64_t rem_tlb, rem_l1, rem_mem, rem_core;
 	struct dpmu_ureg reg[DPMU_REG_COUNT]; /* reg[0]: "none", always ready */
 };
 

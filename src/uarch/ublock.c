@@ -27,6 +27,7 @@ static uint32_t step_op(const struct dpmu_insn *in)
 	       : in->kind == DPMU_INSN_LOAD   ? STEP_LOAD
 	       : in->kind == DPMU_INSN_STORE  ? STEP_STORE
 	       : in->kind == DPMU_INSN_BRANCH ? STEP_BRANCH
+	       : in->exec != DPMU_EX_SIMPLE   ? STEP_EXEC
 					      : STEP_NONE;
 }
 
@@ -111,12 +112,12 @@ static bool block_deps(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ud
 			d.load |= reg[in->src[k]].load;
 		}
 		idep[i] = d;
-		/* a load's value: its own (its start waited for d); any
-		 * other's, and a base written back: the latest of its
-		 * sources' */
+		/* a load's value, or one with an execution latency: its own
+		 * (its start waited for d); any other's, and a base written
+		 * back: the latest of its sources' */
 		const uint8_t wb = insn_wb_reg(in);
 		const struct dpmu_udep a = d;
-		if (in->kind == DPMU_INSN_LOAD)
+		if (insn_makes_value(in))
 			d = (struct dpmu_udep){0, 1ull << i};
 		for (unsigned k = 0; k < 3 && in->dst[k]; k++)
 			reg[in->dst[k]] = in->dst[k] == wb ? a : d;
@@ -206,6 +207,11 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 			b->walk |= insn_no_regs(in);
 			loaded = (loaded | (m.dst & ~wb)) & ~wb;
 			b->computed = (b->computed & ~(m.dst & ~wb)) | wb;
+		} else if (in->exec != DPMU_EX_SIMPLE) {
+			/* its value has a time, as a load's */
+			b->noload = false;
+			loaded |= m.dst;
+			b->computed &= ~m.dst;
 		} else {
 			loaded &= ~m.dst;
 			b->computed |= m.dst;
@@ -352,8 +358,9 @@ void dpmu_ublock_destroy(struct dpmu_ublock *b)
  * end takes the written values' times from it (lean_end). */
 
 /* b's template for c's core type (the same arithmetic as block_steps's
- * loads: dep_load_value of an L1D hit, no reorder-window entry when it
- * completes within rob_span of its dispatch). */
+ * loads: dep_load_value of an L1D hit, dep_exec_value of an instruction
+ * with an execution latency, no reorder-window entry when it completes
+ * within rob_span of its dispatch). */
 __attribute__((noinline, cold)) void dpmu_ublock_lean_template(struct dpmu_ublock *b,
 							  const struct dpmu_ucore *c)
 {
@@ -361,23 +368,32 @@ __attribute__((noinline, cold)) void dpmu_ublock_lean_template(struct dpmu_ubloc
 	uint64_t off[DPMU_UDEP_MAX];
 	bool ok = true;
 	for (uint32_t i = 0; i < b->n; i++) {
-		if (b->insn[i].kind != DPMU_INSN_LOAD)
+		const struct dpmu_insn *in = &b->insn[i];
+		if (!insn_makes_value(in))
 			continue;
 		const uint64_t s = i * cpi;
 		uint64_t start = s;
 		for (uint64_t l = b->idep[i].load; l; l &= l - 1)
 			if (off[__builtin_ctzll(l)] > start)
 				start = off[__builtin_ctzll(l)];
-		off[i] = start + l1;
-		ok &= off[i] - s <= span && off[i] <= UINT32_MAX;
+		off[i] = start + (in->kind == DPMU_INSN_LOAD ? l1 : c->tm.exe_milli[in->exec]);
+		ok &= off[i] - s <= span && off[i] < DPMU_UREG_EXEC;
 		b->lean_load[i] = (uint32_t)off[i];
 	}
+	/* a written value's time, DPMU_UREG_EXEC if it is a computed one's:
+	 * of two values ready at once ureg_later takes the computed one */
 	for (uint32_t k = 0; k < b->nwl; k++) {
 		uint64_t r = 0;
-		for (uint64_t l = b->wdep[k].d.load; l; l &= l - 1)
-			if (off[__builtin_ctzll(l)] > r)
-				r = off[__builtin_ctzll(l)];
-		b->lean_w[k] = (uint32_t)r;
+		uint32_t x = 0;
+		for (uint64_t l = b->wdep[k].d.load; l; l &= l - 1) {
+			const unsigned j = (unsigned)__builtin_ctzll(l);
+			const uint32_t xj = b->insn[j].exec != DPMU_EX_SIMPLE ? DPMU_UREG_EXEC : 0;
+			if (off[j] > r || (off[j] == r && xj > x)) {
+				r = off[j];
+				x = xj;
+			}
+		}
+		b->lean_w[k] = (uint32_t)r | x;
 	}
 	b->lean_ok = ok;
 	b->lean_type = c->type;

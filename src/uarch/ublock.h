@@ -41,13 +41,14 @@ static inline unsigned fold_index(uint32_t off)
 /* A step: an instruction index, whether its fetch line may differ from
  * the previous instruction's, and what else it does, decided once when the
  * summary is built so an execution tests nothing of the instruction: only
- * the fetch (STEP_NONE), a load, a store, a branch, or anything else
- * (a store-exclusive: the per-instruction code). STEP_SOME only while a
+ * the fetch (STEP_NONE), a load, a store, a branch, anything else (a
+ * store-exclusive: the per-instruction code), or an instruction with an
+ * execution latency (its value's time). STEP_SOME only while a
  * summary is built: "a step". */
 #define STEP_FETCH (1u << 31)
 #define STEP_OP_SHIFT 28
 #define STEP_OP(st) (((st) >> STEP_OP_SHIFT) & 7u)
-enum { STEP_NONE, STEP_LOAD, STEP_STORE, STEP_BRANCH, STEP_OTHER };
+enum { STEP_NONE, STEP_LOAD, STEP_STORE, STEP_BRANCH, STEP_OTHER, STEP_EXEC };
 #define STEP_SOME (1u << 27)
 #define STEP_INDEX (STEP_SOME - 1)
 /* After the last step: no step has op 7, so it is none (the loop over the
@@ -110,15 +111,17 @@ struct dpmu_ublock {
 	 * than DPMU_UDEP_MAX instructions, with a load without register
 	 * operands or with a step that times itself (step_rare). */
 	bool dsum;
-	bool noload; /* a summary, and no load (run_block_noload) */
+	bool noload; /* a summary, and no instruction that makes a value
+		      * (insn_makes_value: run_block_noload) */
 	uint32_t nw, nwl; /* nwl: the first of wdep[] name a load */
 	dpmu_u128 fixed, wmask, win; /* win: the registers wdep[] names */
 	struct dpmu_udep *idep;
 	struct dpmu_uwdep *wdep;
 	/* The template of a clean execution (dpmu_ublock_lean_template) for core type
 	 * lean_type (NULL: none yet): when every load hits the L1D and
-	 * nothing stalls, load i's value is ready lean_load[i] milli-cycles
-	 * after the block's start and the value of wdep[k] (k < nwl)
+	 * nothing stalls, the value of load (or execution-latency
+	 * instruction) i is ready lean_load[i] milli-cycles after the
+	 * block's start and the value of wdep[k] (k < nwl)
 	 * lean_w[k] after it; lean_ok: no load then takes a reorder-window
 	 * entry. */
 	const struct dpmu_core_type *lean_type;

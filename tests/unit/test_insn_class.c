@@ -137,6 +137,54 @@ static void test_svc_barriers_simd_fp_crypto(void **state)
 	assert_int_equal(c.flags & (DPMU_IC_VFP | DPMU_IC_CRYPTO), 0);
 }
 
+/* The execution latency classes (enum dpmu_exec_class): multiplies,
+ * divides, scalar FP arithmetic and Advanced SIMD FP arithmetic have one; moves, compares, selects,
+ * absolute values, shifts and adds do not. Encodings from GNU as. */
+static void test_execution_latency_classes(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t enc;
+		const char *text;
+		uint8_t exec;
+		uint32_t flags;
+	} w[] = {
+		{0x1e620800, "fmul d0, d0, d2", DPMU_EX_FP, DPMU_IC_VFP},
+		{0x1e602821, "fadd d1, d1, d0", DPMU_EX_FP, DPMU_IC_VFP},
+		{0x1e228820, "fnmul s0, s1, s2", DPMU_EX_FP, DPMU_IC_VFP},
+		{0x1e626820, "fmaxnm d0, d1, d2", DPMU_EX_FP, DPMU_IC_VFP},
+		{0x1f420c20, "fmadd d0, d1, d2, d3", DPMU_EX_FP, DPMU_IC_VFP},
+		{0x1e621820, "fdiv d0, d1, d2", DPMU_EX_FP_DIV, DPMU_IC_VFP},
+		{0x1e61c020, "fsqrt d0, d1", DPMU_EX_FP_DIV, DPMU_IC_VFP},
+		{0x9b027c20, "mul x0, x1, x2", DPMU_EX_INT_MUL, DPMU_IC_DP},
+		{0x9bc27c20, "umulh x0, x1, x2", DPMU_EX_INT_MUL, DPMU_IC_DP},
+		{0x9b220c20, "smaddl x0, w1, w2, x3", DPMU_EX_INT_MUL, DPMU_IC_DP},
+		{0x9ac20c20, "sdiv x0, x1, x2", DPMU_EX_INT_DIV, DPMU_IC_DP},
+		{0x1ac20820, "udiv w0, w1, w2", DPMU_EX_INT_DIV, DPMU_IC_DP},
+		{0x8b020020, "add x0, x1, x2", DPMU_EX_SIMPLE, DPMU_IC_DP},
+		{0x9ac22020, "lsl x0, x1, x2", DPMU_EX_SIMPLE, DPMU_IC_DP},
+		{0x1e604020, "fmov d0, d1", DPMU_EX_SIMPLE, DPMU_IC_VFP},
+		{0x1e612000, "fcmp d0, d1", DPMU_EX_SIMPLE, DPMU_IC_VFP},
+		{0x1e620c20, "fcsel d0, d1, d2, eq", DPMU_EX_SIMPLE, DPMU_IC_VFP},
+		{0x1e60c020, "fabs d0, d1", DPMU_EX_SIMPLE, DPMU_IC_VFP},
+		{0x6e64dc63, "fmul v3.2d, v3.2d, v4.2d", DPMU_EX_FP, DPMU_IC_ASE},
+		{0x4e63d421, "fadd v1.2d, v1.2d, v3.2d", DPMU_EX_FP, DPMU_IC_ASE},
+		{0x4e22cc20, "fmla v0.4s, v1.4s, v2.4s", DPMU_EX_FP, DPMU_IC_ASE},
+		{0x4ee2d420, "fsub v0.2d, v1.2d, v2.2d", DPMU_EX_FP, DPMU_IC_ASE},
+		{0x6e62fc20, "fdiv v0.2d, v1.2d, v2.2d", DPMU_EX_FP_DIV, DPMU_IC_ASE},
+		{0x4e62e420, "fcmeq v0.2d, v1.2d, v2.2d", DPMU_EX_SIMPLE, DPMU_IC_ASE},
+		{0x4ea28420, "add v0.4s, v1.4s, v2.4s", DPMU_EX_SIMPLE, DPMU_IC_ASE},
+	};
+	for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+		struct dpmu_iclass c;
+		dpmu_iclass_decode(w[i].enc, &c);
+		print_message("%08x %s\n", w[i].enc, w[i].text);
+		assert_int_equal(c.exec, w[i].exec);
+		assert_int_equal(c.flags & w[i].flags, w[i].flags);
+		assert_int_equal(c.kind, DPMU_INSN_OTHER);
+	}
+}
+
 static void test_hints_are_not_memory_or_branches(void **state)
 {
 	(void)state;
@@ -165,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_loads_and_stores_with_sizes_pairs_exclusives),
 		cmocka_unit_test(test_branches_immediate_register_calls_returns),
 		cmocka_unit_test(test_svc_barriers_simd_fp_crypto),
+		cmocka_unit_test(test_execution_latency_classes),
 		cmocka_unit_test(test_hints_are_not_memory_or_branches),
 		cmocka_unit_test(test_udf_does_not_retire),
 	};

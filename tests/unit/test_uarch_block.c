@@ -56,7 +56,8 @@ static void random_regs(struct dpmu_insn *in)
 	}
 }
 
-/* A random block at pc: integer, SIMD/FP and barrier instructions, loads
+/* A random block at pc: integer (some multiplies and divides), SIMD/FP
+ * (some with an FP latency) and barrier instructions, loads
  * and stores (pairs, exclusives), not-taken conditional branches, ending
  * in a branch of a random kind. */
 static void make_block(struct blk *b, uint64_t pc)
@@ -100,6 +101,10 @@ static void make_block(struct blk *b, uint64_t pc)
 			in->flags = DPMU_IC_IMMED;
 		} else {
 			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
+			/* at times with an execution latency (multiply, divide,
+			 * FP: the shipped profile's classes) */
+			if (in->flags & (DPMU_IC_DP | DPMU_IC_VFP) && next() % 3 == 0)
+				in->exec = (uint8_t)(1 + next() % (DPMU_EX_COUNT - 1));
 		}
 		if (regs)
 			random_regs(in);

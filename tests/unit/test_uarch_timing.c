@@ -187,6 +187,70 @@ static void a_base_written_back_is_not_the_data(void **state)
 	}
 }
 
+/* n instructions of class `ex` (an FP add, say) on `core`, each reading
+ * and writing V0 (a chain) or writing V(i % 8) from V31 (independent),
+ * then independent work to drain them; CPU_CYCLES, and *ld the A55's
+ * STALL_BACKEND_LD (0xE7, a load stall) and *be STALL_BACKEND. */
+static uint64_t exec_run(unsigned core, uint8_t ex, bool chain, unsigned n, uint64_t *be,
+			 uint64_t *ld)
+{
+	struct fx *f = start(0);
+	struct dpmu_insn warm[1024];
+	for (unsigned i = 0; i < 1024; i++)
+		warm[i] = alu(0x10000 + 4ull * i, 0, 0);
+	dpmu_uarch_retire(f->u, core, warm, 1024);
+	dpmu_uarch_flush(f->u);
+	memset(f->core, 0, sizeof f->core);
+	for (unsigned i = 0; i < n; i++) {
+		struct dpmu_insn in = alu(0x10000 + 4ull * (i % 1000),
+					  chain ? DPMU_REG_V(0) : DPMU_REG_V(31),
+					  chain ? DPMU_REG_V(0) : DPMU_REG_V(i % 8));
+		in.flags = DPMU_IC_VFP;
+		in.exec = ex;
+		dpmu_uarch_retire(f->u, core, &in, 1);
+	}
+	struct dpmu_insn use = alu(0x10fa0, DPMU_REG_V(0), DPMU_REG_X(9));
+	dpmu_uarch_retire(f->u, core, &use, 1);
+	dpmu_uarch_flush(f->u);
+	uint64_t c = f->core[core][CPU_CYCLES];
+	*be = f->core[core][STALL_BACKEND];
+	*ld = f->core[core][0xE7];
+	assert_true(*be + f->core[core][STALL_FRONTEND] <= c);
+	fx_free(f);
+	return c;
+}
+
+/* An instruction with an execution latency (the profile's exec_latency)
+ * has its result that long after it starts: a chain of n FP adds takes n
+ * latencies on either core type, independent ones their dispatch slots.
+ * The in-order A55 stalls for each link, and those stalls are back-end
+ * stalls but not load stalls. */
+static void a_chain_of_fp_adds_costs_its_latency(void **state)
+{
+	(void)state;
+	struct fx *f = start(0);
+	const unsigned lat[2] = {f->p->core_types[0].pipeline.exec_latency[DPMU_EX_FP],
+				 f->p->core_types[1].pipeline.exec_latency[DPMU_EX_FP]};
+	fx_free(f);
+	for (unsigned t = 0; t < 2; t++) {
+		const unsigned core = t * 4, n = 2000;
+		uint64_t be, ld, be_i, ld_i;
+		const double dep = (double)(exec_run(core, DPMU_EX_FP, true, 2 * n, &be, &ld) -
+					    exec_run(core, DPMU_EX_FP, true, n, &be_i, &ld_i)) / n;
+		const double ind = (double)(exec_run(core, DPMU_EX_FP, false, 2 * n, &be_i, &ld_i) -
+					    exec_run(core, DPMU_EX_FP, false, n, &be_i, &ld_i)) / n;
+		print_message("cpu%u: FP add chained %.2f cycles each, independent %.2f "
+			      "(latency %u)\n", core, dep, ind, lat[t]);
+		assert_true(lat[t] >= 2);
+		assert_true(dep > lat[t] * 0.98 && dep < lat[t] * 1.02);
+		assert_true(ind < lat[t] / 2.0);
+		if (t == 1) {
+			assert_true(be > n); /* the in-order core waits for each */
+			assert_int_equal(ld, 0);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +258,7 @@ int main(void)
 		cmocka_unit_test(out_of_order_does_not_stall_without_a_full_window),
 		cmocka_unit_test(misses_overlap_up_to_the_miss_buffers),
 		cmocka_unit_test(a_base_written_back_is_not_the_data),
+		cmocka_unit_test(a_chain_of_fp_adds_costs_its_latency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

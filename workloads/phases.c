@@ -113,30 +113,29 @@ int main(int argc, char **argv)
 	size_t n = SMALL / sizeof(uint64_t);
 	uint64_t *a = dpmu_wl_alloc(argv[0], SMALL);
 	uint8_t *d = dpmu_wl_alloc(argv[0], SMALL);
+	/* The set-up is kept short (a few intervals of the monitor's
+	 * learning): one random number for every 8 bytes, none for the
+	 * chase. */
 	for (size_t i = 0; i < n; i++)
 		a[i] = dpmu_wl_rng_next(&r);
-	for (size_t i = 0; i < SMALL; i++)
-		d[i] = (uint8_t)dpmu_wl_rng_next(&r);
+	for (size_t i = 0; i < SMALL; i += sizeof(uint64_t)) {
+		uint64_t x = dpmu_wl_rng_next(&r);
+		memcpy(d + i, &x, sizeof x);
+	}
 	uint64_t h = 0;
 	if (v == 1) {
 		h = dpmu_wl_mix(h, dpmu_phase_friendly(a, n, 5 * per + per / 4));
 	} else {
-		/* a random cyclic permutation (Sattolo) of BIG / 64 lines: every
-		 * step of the chase lands on a new line */
-		size_t lines = BIG / 64;
-		uint32_t *order = dpmu_wl_alloc(argv[0], lines * sizeof *order);
+		/* one cycle through all BIG / 64 lines, a new line every step:
+		 * line x leads to (A x + C) mod lines, a full-period congruential
+		 * map (Hull-Dobell: C odd, A - 1 a multiple of 4, lines a power
+		 * of two), whose steps have no constant stride for a prefetcher
+		 * to follow; each line's successor is found without the others,
+		 * so the set-up has no chain of dependent multiplies */
+		const uint32_t lines = BIG / 64, A = 0x5bd1e995u, C = 12345u;
 		uint32_t *next = dpmu_wl_alloc(argv[0], BIG);
-		for (size_t i = 0; i < lines; i++)
-			order[i] = (uint32_t)i;
-		for (size_t i = lines - 1; i > 0; i--) {
-			size_t j = dpmu_wl_rng_below(&r, i);
-			uint32_t t = order[i];
-			order[i] = order[j];
-			order[j] = t;
-		}
-		for (size_t i = 0; i < lines; i++)
-			next[order[i] * 16u] = order[(i + 1) % lines] * 16u;
-		free(order);
+		for (uint32_t x = 0; x < lines; x++)
+			next[x * 16u] = ((A * x + C) & (lines - 1)) * 16u;
 		struct dpmu_phases_work w = { .a = a, .d = d, .next = next, .per = per };
 		if (v == 0) {
 			dpmu_phases_run(&w);

@@ -117,26 +117,32 @@ else
 	fail "steady: monitor failed"
 fi
 
-# 4. a saved baseline: no learning, the thrash is an anomaly at once
+# 4. a saved baseline: no learning, the thrash is an anomaly at once. The
+# phased run's set-up (its first 250 us on cpu0) writes the chase's 1 MiB,
+# which steady's does not: against steady's baseline it may be one more.
 if jq -e '.cores[0].cpi > 0' "$T/base.json" >/dev/null &&
 	"$DYNPMU" monitor --json -I $I_US --baseline "$T/base.json" -o "$T/b.json" -- \
 		"$W/phases" phased 2 >/dev/null; then
 	b=$(jq -s '[.[] | select(.event == "baseline")] | length' "$T/b.json")
-	n=$(jq -s '[.[] | select(.event == "anomaly")] | length' "$T/b.json")
-	if [ "$b" = 0 ] && [ "$n" = 2 ]; then pass "baseline file: used, two anomalies"
-	else fail "baseline file: $b learned, $n anomalies"; fi
+	n=$(jq -s '[.[] | select(.event == "anomaly" and .time_ns > 250000)] | length' "$T/b.json")
+	e=$(jq -s '[.[] | select(.event == "anomaly" and .time_ns <= 250000)] | length' "$T/b.json")
+	if [ "$b" = 0 ] && [ "$n" = 2 ] && [ "$e" -le 1 ]; then
+		pass "baseline file: used, two anomalies after the set-up"
+	else fail "baseline file: $b learned, $n anomalies after the set-up, $e in it"; fi
 else
 	fail "baseline file: not saved or not read"
 fi
 
 # --compare: a run judged against a saved baseline (seed 003 section 7.2,
-# step 4): naive matmul's baseline, blocked is better, naive the same
-if "$DYNPMU" monitor -I 20 --save-baseline "$T/naive.json" -o /dev/null -- "$W/matmul" naive 96 >/dev/null &&
-	"$DYNPMU" monitor --json -I 20 --compare "$T/naive.json" -o "$T/c1.json" -- "$W/matmul" blocked 96 >/dev/null &&
+# step 4): the dependent chase's baseline (128 KiB, in the L2), the
+# independent gather over the same lines is better; steady against its own
+# baseline the same
+if "$DYNPMU" monitor -I 20 --save-baseline "$T/chase.json" -o /dev/null -- "$W/latency" chase 128 400000 >/dev/null &&
+	"$DYNPMU" monitor --json -I 20 --compare "$T/chase.json" -o "$T/c1.json" -- "$W/latency" gather 128 400000 >/dev/null &&
 	"$DYNPMU" monitor --json -I 20 --compare "$T/base.json" -o "$T/c2.json" -- "$W/phases" steady 2 >/dev/null; then
 	v1=$(jq -rs '[.[] | select(.event == "compare")][0].verdict // "none"' "$T/c1.json")
 	v2=$(jq -rs '[.[] | select(.event == "compare")][0].verdict // "none"' "$T/c2.json")
-	if [ "$v1" = better ] && [ "$v2" = same ]; then pass "compare: blocked better, steady the same"
+	if [ "$v1" = better ] && [ "$v2" = same ]; then pass "compare: gather better, steady the same"
 	else fail "compare: '$v1', '$v2' (want better, same)"; fi
 else
 	fail "compare: a run failed"

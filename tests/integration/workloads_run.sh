@@ -38,6 +38,7 @@ same() {
 
 same matmul naive blocked
 same matmul naive blocked 40          # N not a multiple of the 32-element tile
+same matmul naive blocked 42          # nor the tail of a tile a multiple of the 4 columns
 same branches branchy branchless
 same branches branchy branchless 1000 3
 same traversal aos sparse

@@ -58,8 +58,9 @@ struct demo_case {
 
 static const struct demo_case cases[] = {
 	{"matmul", "seed 003 section 6.1",
-	 "naive walks B down its columns, a new cache line for every multiply-add; blocked works\n"
-	 "on 32x32 tiles that stay in the L1D",
+	 "naive walks B down its columns, a new cache line for every multiply-add, in one serial\n"
+	 "chain of FP adds; blocked works on 32x32 tiles that stay in the L1D, four columns of C\n"
+	 "at a time (four independent chains)",
 	 {"naive", "blocked"}, "128", "0",
 	 "INST_RETIRED,CPU_CYCLES,L1D_CACHE,L1D_CACHE_REFILL,L2D_CACHE_REFILL,STALL_BACKEND",
 	 "ipc,l1d_cache_mpki,l1d_cache_miss_ratio,backend_stalled_cycles", 100000, false, NULL,

@@ -210,8 +210,9 @@ insn_dynamic(struct dpmu_uarch *u, struct dpmu_ucore *c, const struct dpmu_insn 
 }
 
 /* insn_dynamic of an instruction in its predecessor's fetch line that
- * neither accesses memory nor branches: its dependences only, the work
- * when none is pending. */
+ * neither accesses memory nor branches and has no execution latency (the
+ * block summary makes those steps): its dependences only, the work when
+ * none is pending. */
 static inline __attribute__((always_inline)) void
 insn_plain(struct dpmu_ucore *c, const struct dpmu_insn *in, struct dpmu_iregm m, uint32_t cpi)
 {

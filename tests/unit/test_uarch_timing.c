@@ -38,19 +38,27 @@ static struct dpmu_insn alu(uint64_t pc, uint8_t src, uint8_t dst)
 				   .isize = 4, .src = { src }, .dst = { dst } };
 }
 
+/* start(miss_buffers) with the code at 0x10000-0x10fff fetched on `core`
+ * (its lines in the L1I) and the counts so far dropped. */
+static struct fx *warmed(unsigned core, unsigned miss_buffers)
+{
+	struct fx *f = start(miss_buffers);
+	struct dpmu_insn warm[1024];
+	for (unsigned i = 0; i < 1024; i++)
+		warm[i] = alu(0x10000 + 4ull * i, 0, 0);
+	dpmu_uarch_retire(f->u, core, warm, 1024);
+	dpmu_uarch_flush(f->u);
+	memset(f->core, 0, sizeof f->core);
+	return f;
+}
+
 /* A load of a line no cache holds into `dst` (base x20, ready), `gap`
  * independent instructions, then one that reads dst; returns the core's
  * STALL_BACKEND and checks the stalls against CPU_CYCLES. The code stays
  * in one 4 KiB page fetched before. */
 static uint64_t first_use(unsigned core, unsigned gap)
 {
-	struct fx *f = start(0);
-	struct dpmu_insn warm[1024];
-	for (unsigned i = 0; i < 1024; i++)
-		warm[i] = alu(0x10000 + 4ull * i, 0, 0);
-	dpmu_uarch_retire(f->u, core, warm, 1024); /* the code's lines into the L1I */
-	dpmu_uarch_flush(f->u);
-	memset(f->core, 0, sizeof f->core);
+	struct fx *f = warmed(core, 0);
 	struct dpmu_insn in = ld(0x10000, 0x80000000);
 	in.src[0] = DPMU_REG_X(20);
 	in.dst[0] = DPMU_REG_X(1);
@@ -99,13 +107,7 @@ static void out_of_order_does_not_stall_without_a_full_window(void **state)
  * independent work to drain them (its code fetched before); CPU_CYCLES. */
 static uint64_t independent_misses(unsigned miss_buffers, unsigned n)
 {
-	struct fx *f = start(miss_buffers);
-	struct dpmu_insn warm[1024];
-	for (unsigned i = 0; i < 1024; i++)
-		warm[i] = alu(0x10000 + 4ull * i, 0, 0);
-	dpmu_uarch_retire(f->u, 0, warm, 1024);
-	dpmu_uarch_flush(f->u);
-	memset(f->core, 0, sizeof f->core);
+	struct fx *f = warmed(0, miss_buffers);
 	for (unsigned i = 0; i < n; i++) {
 		struct dpmu_insn in = ld(0x10000 + 4ull * i, 0x80000000 + 4096ull * i);
 		in.src[0] = DPMU_REG_X(20);
@@ -141,13 +143,7 @@ static void misses_overlap_up_to_the_miss_buffers(void **state)
  * CPU_CYCLES. */
 static uint64_t load_chain(unsigned core, bool writeback, unsigned n)
 {
-	struct fx *f = start(0);
-	struct dpmu_insn warm[1024];
-	for (unsigned i = 0; i < 1024; i++)
-		warm[i] = alu(0x10000 + 4ull * i, 0, 0);
-	dpmu_uarch_retire(f->u, core, warm, 1024);
-	dpmu_uarch_flush(f->u);
-	memset(f->core, 0, sizeof f->core);
+	struct fx *f = warmed(core, 0);
 	for (unsigned i = 0; i < n; i++) {
 		struct dpmu_insn in = ld(0x10000 + 4ull * i, 0x80000000 + 4096ull * i);
 		in.src[0] = DPMU_REG_X(0);
@@ -194,13 +190,7 @@ static void a_base_written_back_is_not_the_data(void **state)
 static uint64_t exec_run(unsigned core, uint8_t ex, bool chain, unsigned n, uint64_t *be,
 			 uint64_t *ld)
 {
-	struct fx *f = start(0);
-	struct dpmu_insn warm[1024];
-	for (unsigned i = 0; i < 1024; i++)
-		warm[i] = alu(0x10000 + 4ull * i, 0, 0);
-	dpmu_uarch_retire(f->u, core, warm, 1024);
-	dpmu_uarch_flush(f->u);
-	memset(f->core, 0, sizeof f->core);
+	struct fx *f = warmed(core, 0);
 	for (unsigned i = 0; i < n; i++) {
 		struct dpmu_insn in = alu(0x10000 + 4ull * (i % 1000),
 					  chain ? DPMU_REG_V(0) : DPMU_REG_V(31),

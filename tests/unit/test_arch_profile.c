@@ -50,7 +50,13 @@ static void check_default_topology(const struct dpmu_profile *p)
 			assert_string_equal(t->name, "Cortex-A55");
 			assert_string_equal(t->catalog, "cortex-a55");
 			assert_int_equal(t->midr & 0xff0ffff0u, 0x410fd050u);
+			/* Cortex-A55 SOG sections 4.5, 4.11 (docs/profiles.md) */
+			assert_int_equal(t->pipeline.exec_latency[DPMU_EX_FP], 4);
+			assert_int_equal(t->pipeline.exec_latency[DPMU_EX_FP_DIV], 22);
 		}
+		/* a result of the simple class is ready at its issue */
+		assert_int_equal(t->pipeline.exec_latency[DPMU_EX_SIMPLE], 0);
+		assert_true(t->pipeline.exec_latency[DPMU_EX_INT_MUL] > 0);
 		/* Both cores: 6 event counters, PMUv3 without v3p5 (reference section 1). */
 		assert_int_equal(t->pmu_counters, 6);
 		assert_false(t->pmuv3p5);
@@ -227,6 +233,8 @@ static void test_unknown_and_missing_keys(void **state)
 	expect_bad("core_types[0].l1d.wayz", json_integer(4), DPMU_EINVAL,
 		   "myprof.json: core_types[0].l1d: unknown key 'wayz'");
 	expect_bad("clusterz", json_array(), DPMU_EINVAL, "myprof.json: unknown key 'clusterz'");
+	expect_bad("core_types[0].pipeline.exec_latency.fp_add", json_integer(3), DPMU_EINVAL,
+		   "core_types[0].pipeline.exec_latency: unknown key 'fp_add'");
 	expect_bad("clusters[0].pmu.counter", json_integer(6), DPMU_EINVAL,
 		   "clusters[0].pmu: unknown key 'counter'");
 	expect_bad("core_types[1].l2.size", NULL, DPMU_EINVAL,
@@ -256,6 +264,8 @@ static void test_wrong_types(void **state)
 	expect_bad("core_types[0].pipeline.base_cpi", json_string("0.4"), DPMU_EINVAL,
 		   "core_types[0].pipeline.base_cpi: must be a number, got a string");
 	expect_bad("name", json_integer(7), DPMU_EINVAL, "myprof.json: name: must be a string");
+	expect_bad("core_types[0].pipeline.exec_latency", json_integer(3), DPMU_EINVAL,
+		   "core_types[0].pipeline.exec_latency: must be an object");
 }
 
 static void test_out_of_range_values(void **state)
@@ -286,6 +296,8 @@ static void test_out_of_range_values(void **state)
 		   "core_types[0].pipeline.issue_width: must be 1 to 16, got 0");
 	expect_bad("core_types[0].pipeline.base_cpi", json_real(0.0), DPMU_ERANGE,
 		   "core_types[0].pipeline.base_cpi: must be 0.01 to 100");
+	expect_bad("core_types[1].pipeline.exec_latency.fp_div", json_integer(1001), DPMU_ERANGE,
+		   "core_types[1].pipeline.exec_latency.fp_div: must be 0 to 1000, got 1001");
 	expect_bad("memory.bus_width", json_integer(24), DPMU_EINVAL,
 		   "memory.bus_width: must be a power of two, got 24");
 	expect_bad("memory.dram_bandwidth", json_string("0GB/s"), DPMU_ERANGE,
@@ -599,7 +611,7 @@ static void same_type(const struct dpmu_core_type *a, const struct dpmu_core_typ
 	SAME(bp.ras_entries);
 	SAME(pipeline.issue_width), SAME(pipeline.base_cpi_milli);
 	SAME(pipeline.mispredict_penalty), SAME(pipeline.reorder_window),
-	    SAME(pipeline.miss_buffers);
+	    SAME(pipeline.miss_buffers), SAME(pipeline.exec_latency);
 }
 
 static void same_cluster(const struct dpmu_cluster_params *a, const struct dpmu_cluster_params *b)

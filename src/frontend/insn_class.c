@@ -24,6 +24,7 @@ struct iclass_row {
 	uint32_t mask, value;
 	iclass_fn fn;
 	const char *what; /* the Arm ARM encoding group, for readers */
+	uint8_t exec;     /* enum dpmu_exec_class of the whole group, 0 none (fn may decide) */
 };
 
 static void set_mem(struct dpmu_iclass *c, bool load, unsigned size, uint8_t mem)
@@ -123,13 +124,6 @@ static void c_imul(uint32_t e, struct dpmu_iclass *c)
 	c->flags |= DPMU_IC_DP;
 	if (BITS(e, 30, 29) == 0 && op31 != 3 && op31 != 4 && op31 != 7)
 		c->exec = DPMU_EX_INT_MUL;
-}
-
-static void c_idiv(uint32_t e, struct dpmu_iclass *c)
-{
-	(void)e;
-	c->flags |= DPMU_IC_DP;
-	c->exec = DPMU_EX_INT_DIV;
 }
 
 /* ---- loads and stores (C4.1.66) ---------------------------------------------- */
@@ -288,49 +282,16 @@ static void c_fp(uint32_t e, struct dpmu_iclass *c)
 	c->flags |= DPMU_IC_VFP;
 }
 
-/* Scalar FP arithmetic whose result takes the FP pipeline's latency:
- * data-processing (2 source) FMUL, FDIV, FADD, FSUB, FMAX, FMIN, FMAXNM,
- * FMINNM, FNMUL (C4.1.69: opcode [15:12], 0001 FDIV, 1001 to 1111
- * unallocated), (3 source) FMADD, FMSUB, FNMADD, FNMSUB, (1 source)
- * FSQRT. */
+/* FP data-processing (2 source), C4.1.69: FMUL, FDIV, FADD, FSUB, FMAX,
+ * FMIN, FMAXNM, FMINNM, FNMUL take the FP pipeline's latency (opcode
+ * [15:12], 0001 FDIV, 1001 to 1111 unallocated). The 3-source FMADD family
+ * and FSQRT take theirs from their rows. */
 static void c_fp2(uint32_t e, struct dpmu_iclass *c)
 {
 	const unsigned op = BITS(e, 15, 12);
 	c->flags |= DPMU_IC_VFP;
 	if (op <= 8)
 		c->exec = op == 1 ? DPMU_EX_FP_DIV : DPMU_EX_FP;
-}
-
-static void c_fp3(uint32_t e, struct dpmu_iclass *c)
-{
-	(void)e;
-	c->flags |= DPMU_IC_VFP;
-	c->exec = DPMU_EX_FP;
-}
-
-static void c_fsqrt(uint32_t e, struct dpmu_iclass *c)
-{
-	(void)e;
-	c->flags |= DPMU_IC_VFP;
-	c->exec = DPMU_EX_FP_DIV;
-}
-
-/* Advanced SIMD three same, FP arithmetic (C4.1.69, opcode 110xx): FMAXNM,
- * FMLA, FADD, FMULX and their U / a siblings (FMINNM, FMLS, FSUB, FADDP,
- * FABD, FMUL): the FP pipeline's latency, as the scalar ones (Cortex-A55
- * SOG section 4.16: FMLA 4 as FMADD). */
-static void c_simd_fp(uint32_t e, struct dpmu_iclass *c)
-{
-	(void)e;
-	c->flags |= DPMU_IC_ASE;
-	c->exec = DPMU_EX_FP;
-}
-
-static void c_simd_fdiv(uint32_t e, struct dpmu_iclass *c)
-{
-	(void)e;
-	c->flags |= DPMU_IC_ASE;
-	c->exec = DPMU_EX_FP_DIV;
 }
 
 static void c_simd(uint32_t e, struct dpmu_iclass *c)
@@ -347,43 +308,46 @@ static void c_udf(uint32_t e, struct dpmu_iclass *c)
 
 /* Tried in order; specific patterns before the groups that contain them. */
 static const struct iclass_row rows[] = {
-	{0xffff0000u, 0x00000000u, c_udf, "UDF (permanently undefined)"},
+	{0xffff0000u, 0x00000000u, c_udf, "UDF (permanently undefined)", 0},
 	/* branches, exceptions, system */
-	{0xff000010u, 0x54000000u, c_bcond, "B.cond"},
-	{0x7c000000u, 0x14000000u, c_b, "B, BL"},
-	{0x7e000000u, 0x34000000u, c_bcond, "CBZ, CBNZ"},
-	{0x7e000000u, 0x36000000u, c_bcond, "TBZ, TBNZ"},
-	{0xfe000000u, 0xd6000000u, c_breg, "unconditional branch (register)"},
-	{0xff000000u, 0xd4000000u, c_exc, "exception generation"},
-	{0xfffff01fu, 0xd503301fu, c_barrier, "barriers (CRn = 3)"},
-	{0xffffffe0u, 0xd50b7420u, c_dczva, "DC ZVA"},
-	{0xffc00000u, 0xd5000000u, c_dp, "system: hints, MSR, MRS, SYS"},
+	{0xff000010u, 0x54000000u, c_bcond, "B.cond", 0},
+	{0x7c000000u, 0x14000000u, c_b, "B, BL", 0},
+	{0x7e000000u, 0x34000000u, c_bcond, "CBZ, CBNZ", 0},
+	{0x7e000000u, 0x36000000u, c_bcond, "TBZ, TBNZ", 0},
+	{0xfe000000u, 0xd6000000u, c_breg, "unconditional branch (register)", 0},
+	{0xff000000u, 0xd4000000u, c_exc, "exception generation", 0},
+	{0xfffff01fu, 0xd503301fu, c_barrier, "barriers (CRn = 3)", 0},
+	{0xffffffe0u, 0xd50b7420u, c_dczva, "DC ZVA", 0},
+	{0xffc00000u, 0xd5000000u, c_dp, "system: hints, MSR, MRS, SYS", 0},
 	/* loads and stores */
-	{0x3f000000u, 0x08000000u, c_excl, "load/store exclusive and ordered, CAS"},
-	{0x3b000000u, 0x18000000u, c_literal, "load register (literal)"},
-	{0x3a000000u, 0x28000000u, c_pair, "load/store pair"},
-	{0xff200000u, 0xd9200000u, c_mte, "load/store memory tags"},
-	{0x3f200c00u, 0x19000000u, c_rcpc, "LDAPR/STLR (unscaled immediate)"},
-	{0x3a000000u, 0x38000000u, c_ldst_reg, "load/store register, atomics"},
-	{0xbe000000u, 0x0c000000u, c_simd_struct, "Advanced SIMD load/store structures"},
+	{0x3f000000u, 0x08000000u, c_excl, "load/store exclusive and ordered, CAS", 0},
+	{0x3b000000u, 0x18000000u, c_literal, "load register (literal)", 0},
+	{0x3a000000u, 0x28000000u, c_pair, "load/store pair", 0},
+	{0xff200000u, 0xd9200000u, c_mte, "load/store memory tags", 0},
+	{0x3f200c00u, 0x19000000u, c_rcpc, "LDAPR/STLR (unscaled immediate)", 0},
+	{0x3a000000u, 0x38000000u, c_ldst_reg, "load/store register, atomics", 0},
+	{0xbe000000u, 0x0c000000u, c_simd_struct, "Advanced SIMD load/store structures", 0},
 	/* SIMD and FP data processing: crypto, then scalar FP, then the rest */
-	{0xff3e0c00u, 0x4e280800u, c_crypto, "AES"},
-	{0xff208c00u, 0x5e000000u, c_crypto, "SHA three-register"},
-	{0xff3e0c00u, 0x5e280800u, c_crypto, "SHA two-register"},
-	{0xff000000u, 0xce000000u, c_crypto, "SHA512, SHA3, SM3, SM4"},
-	{0xff200c00u, 0x1e200800u, c_fp2, "FP data-processing (2 source)"},
-	{0xff000000u, 0x1f000000u, c_fp3, "FP data-processing (3 source)"},
-	{0xff3ffc00u, 0x1e21c000u, c_fsqrt, "FSQRT (scalar)"},
-	{0x5e000000u, 0x1e000000u, c_fp, "scalar floating point"},
-	{0x9f20e400u, 0x0e20c400u, c_simd_fp, "Advanced SIMD three same: FP arithmetic"},
-	{0xbfa0fc00u, 0x2e20fc00u, c_simd_fdiv, "Advanced SIMD three same: FDIV"},
-	{0x0e000000u, 0x0e000000u, c_simd, "Advanced SIMD data processing"},
-	{0x1e000000u, 0x04000000u, c_simd, "SVE"},
+	{0xff3e0c00u, 0x4e280800u, c_crypto, "AES", 0},
+	{0xff208c00u, 0x5e000000u, c_crypto, "SHA three-register", 0},
+	{0xff3e0c00u, 0x5e280800u, c_crypto, "SHA two-register", 0},
+	{0xff000000u, 0xce000000u, c_crypto, "SHA512, SHA3, SM3, SM4", 0},
+	{0xff200c00u, 0x1e200800u, c_fp2, "FP data-processing (2 source)", 0},
+	{0xff000000u, 0x1f000000u, c_fp, "FP data-processing (3 source)", DPMU_EX_FP},
+	{0xff3ffc00u, 0x1e21c000u, c_fp, "FSQRT (scalar)", DPMU_EX_FP_DIV},
+	{0x5e000000u, 0x1e000000u, c_fp, "scalar floating point", 0},
+	/* three same, opcode 110xx: FMAXNM, FMLA, FADD, FMULX and their U / a
+	 * siblings (FMINNM, FMLS, FSUB, FADDP, FABD, FMUL), the FP latency as
+	 * the scalar ones (Cortex-A55 SOG section 4.16: FMLA 4 as FMADD) */
+	{0x9f20e400u, 0x0e20c400u, c_simd, "Advanced SIMD three same: FP arithmetic", DPMU_EX_FP},
+	{0xbfa0fc00u, 0x2e20fc00u, c_simd, "Advanced SIMD three same: FDIV", DPMU_EX_FP_DIV},
+	{0x0e000000u, 0x0e000000u, c_simd, "Advanced SIMD data processing", 0},
+	{0x1e000000u, 0x04000000u, c_simd, "SVE", 0},
 	/* data processing: immediate (100x) and register (x101) */
-	{0x1c000000u, 0x10000000u, c_dp, "data processing (immediate)"},
-	{0x1f000000u, 0x1b000000u, c_imul, "data processing (3 source): multiplies"},
-	{0x7fe0f800u, 0x1ac00800u, c_idiv, "UDIV, SDIV"},
-	{0x0e000000u, 0x0a000000u, c_dp, "data processing (register)"},
+	{0x1c000000u, 0x10000000u, c_dp, "data processing (immediate)", 0},
+	{0x1f000000u, 0x1b000000u, c_imul, "data processing (3 source): multiplies", 0},
+	{0x7fe0f800u, 0x1ac00800u, c_dp, "UDIV, SDIV", DPMU_EX_INT_DIV},
+	{0x0e000000u, 0x0a000000u, c_dp, "data processing (register)", 0},
 };
 
 void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out)
@@ -391,6 +355,7 @@ void dpmu_iclass_decode(uint32_t enc, struct dpmu_iclass *out)
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		if ((enc & rows[i].mask) == rows[i].value) {
+			out->exec = rows[i].exec;
 			rows[i].fn(enc, out);
 			return;
 		}

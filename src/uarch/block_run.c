@@ -425,19 +425,26 @@ cond_tail(struct dpmu_ucore *c, const struct dpmu_ublock *b, uint64_t next_pc)
 
 /* Most blocks are plain (no steps, a conditional tail in the first line)
  * and run where the last fetch left off, owned by the core that runs
- * them, with no delivery point at their end: then all the block path
- * does is the tail's prediction and the clock (fetch_line would return 0
- * for the block's one fetch: its line is the last one fetched). Each
- * instruction takes a dispatch slot, the tail's front stall (*fe) comes
- * last. False, having done nothing, for any other block. */
-static inline __attribute__((always_inline)) bool
-plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_t *fe)
+ * them, with no delivery point at their end, the reorder window not
+ * reached within them: then all the block path does is the tail's
+ * prediction, the clock and, if the block reads a register still
+ * pending, the values it writes (fetch_line would return 0 for the
+ * block's one fetch: its line is the last one fetched). */
+static inline __attribute__((always_inline)) bool plain_gate(const struct dpmu_ucore *c,
+							     const struct dpmu_ublock *b)
 {
 	const uint32_t n = b->n;
-	if (!(b->plain && n < c->batch_left && b->owner == c && b->line_shift == c->l1i.set.shift &&
-	      b->head_blk == c->last_fetch_blk && !(c->dep_pend & b->reads) &&
-	      c->dep_seq + n < c->rob_limit))
-		return false;
+	return b->plain && n < c->batch_left && b->owner == c &&
+	       b->line_shift == c->l1i.set.shift && b->head_blk == c->last_fetch_blk &&
+	       c->dep_seq + n < c->rob_limit;
+}
+
+/* A plain block that reads nothing pending: each instruction takes a
+ * dispatch slot, the tail's front stall (*fe) comes last. */
+static inline __attribute__((always_inline)) void
+plain_end(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_t *fe)
+{
+	const uint32_t n = b->n;
 	c->dep_pend &= ~b->computed;
 	*fe = cond_tail(c, b, next_pc);
 	if (*fe)
@@ -446,24 +453,82 @@ plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_
 	c->dep_seq += n;
 	b->runs++;
 	c->batch_left -= n;
+}
+
+/* plain_gate and plain_end; false, having done nothing, for any other
+ * block. */
+static inline __attribute__((always_inline)) bool
+plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_t *fe)
+{
+	if (!plain_gate(c, b) || (c->dep_pend & b->reads))
+		return false;
+	plain_end(c, b, next_pc, fe);
 	return true;
+}
+
+/* A plain block (plain_gate) that reads a register pending at its entry.
+ * Out of order, none of its instructions waits (only loads, those with an
+ * execution latency and a mispredicted branch do, and it has no step):
+ * the tail resolves, if mispredicted, when its sources are ready, and the
+ * registers it writes get their values (block_steps of a RUN_DEPS
+ * execution without steps, without its set-up). In order, or without a
+ * dependence summary, the steps' path. */
+static __attribute__((noinline)) void run_plain_pending(struct dpmu_uarch *u,
+							 struct dpmu_ucore *c,
+							 struct dpmu_ublock *b,
+							 const uint64_t *addr, uint64_t next_pc)
+{
+	uint64_t fe;
+	if (!pending_after_all(c, c->dep_pend & b->reads)) {
+		plain_end(c, b, next_pc, &fe);
+		return;
+	}
+	const uint32_t n = b->n;
+	if (!c->tm.window || n > c->tm.window || !b->dsum || !b->noload) {
+		run_block_steps(u, c, b, addr, next_pc);
+		return;
+	}
+	const dpmu_u128 pend0 = c->dep_pend;
+	const uint64_t end = c->work_milli + (uint64_t)n * c->cpi_milli;
+	/* it resolves a dispatch slot after its issue (block_steps) */
+	const uint64_t resolve = end + 1000 * c->stall_cycles;
+	const uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED];
+	fe = cond_tail(c, b, next_pc);
+	const bool mispredicted = c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
+	if (fe)
+		front_stall(c, fe);
+	c->work_milli = end;
+	c->dep_seq += n;
+	if (mispredicted)
+		deps_end(c, b, pend0, NULL, true, resolve);
+	else
+		deps_end_noload(c, b, pend0, pend0 & b->win);
+	b->runs++;
+	c->batch_left -= n;
 }
 
 /* dpmu_uarch_run_block on core c. Exported for the qemu backend's
  * decoder, which holds each vCPU's core handle and skips
  * dpmu_uarch_run_block's checks (4 % of its host instructions on LZ77).
- * A plain block runs here (plain_run), with no call, so with no frame;
- * the others go on to run_block_steps, a tail call. */
-/* A block on a core that does not sample: plain_run, else the steps. */
+ * A plain block that reads nothing pending runs here (plain_end), with
+ * no call, so with no frame; the others go on to run_plain_pending or
+ * run_block_steps, a tail call. */
 static inline __attribute__((always_inline)) void run_block_unsampled(struct dpmu_uarch *u,
 								      struct dpmu_ucore *c,
 								      struct dpmu_ublock *b,
 								      const uint64_t *addr,
 								      uint64_t next_pc)
 {
-	uint64_t fe;
-	if (!plain_run(c, b, next_pc, &fe))
+	if (!plain_gate(c, b)) {
 		run_block_steps(u, c, b, addr, next_pc);
+		return;
+	}
+	if (c->dep_pend & b->reads) {
+		run_plain_pending(u, c, b, addr, next_pc);
+		return;
+	}
+	uint64_t fe;
+	plain_end(c, b, next_pc, &fe);
 }
 
 /* A block on a traced or sampling core (dpmu_uarch_run_block_on): the

@@ -456,7 +456,10 @@ static void blocks_match_one_by_one_with_other_lines(void **state)
 /* Plain blocks (no load, store or inner branch; a conditional branch at
  * the end), most in the line the previous one ran in: the block path runs
  * most of them without its steps, and they must match one by one as any
- * block does, across deliveries, mispredictions and a change of core. */
+ * block does, across deliveries, mispredictions and a change of core.
+ * A third of the blocks start with a load over 1 MiB, some instructions
+ * have an execution latency: those are not plain, and they leave values
+ * pending that the plain blocks after them read. */
 static void plain_blocks_run(unsigned batch)
 {
 	enum { NPLAIN = 24 };
@@ -476,6 +479,15 @@ static void plain_blocks_run(unsigned batch)
 			in->pc = pc + 4ull * i;
 			in->isize = 4;
 			in->flags = classes[next() % (sizeof classes / sizeof classes[0])];
+			if (i == 0 && k % 3 == 2 && b->n > 1) {
+				in->kind = DPMU_INSN_LOAD;
+				in->flags = 0;
+				in->size = 8;
+			} else if (i + 1 < b->n && in->flags & (DPMU_IC_DP | DPMU_IC_VFP) &&
+				   next() % 6 == 0) {
+				/* (not the branch: no branch has a latency class) */
+				in->exec = (uint8_t)(1 + next() % (DPMU_EX_COUNT - 1));
+			}
 			random_regs(in);
 		}
 		struct dpmu_insn *last = &b->in[b->n - 1];
@@ -501,6 +513,8 @@ static void plain_blocks_run(unsigned batch)
 		last->taken = to != 0 && to != fall;
 		last->addr = to ? to : fall;
 		uint64_t addr[MAXLEN] = {0};
+		if (in[0].kind == DPMU_INSN_LOAD)
+			in[0].addr = addr[0] = 0x10000000 + (next() % (1u << 20));
 		dpmu_uarch_retire(a->u, core, in, bk->n);
 		dpmu_uarch_run_block_on(b->u, dpmu_uarch_core(b->u, core), bk->sum, addr, to);
 		cur = to == 0 || to == fall ? (cur + 1) % NPLAIN : nx;

@@ -211,9 +211,7 @@ static __attribute__((noinline)) bool pending_after_all(struct dpmu_ucore *c, dp
 {
 	const uint64_t now = core_now(c, 0);
 	for (; p; p &= p - 1) {
-		uint64_t lo = (uint64_t)p;
-		unsigned r = lo ? (unsigned)__builtin_ctzll(lo)
-				: 64 + (unsigned)__builtin_ctzll((uint64_t)(p >> 64));
+		const unsigned r = u128_ctz(p);
 		if (c->tm.reg[r].ready > now)
 			return true;
 		c->dep_pend &= ~reg_bit((uint8_t)r);
@@ -221,33 +219,24 @@ static __attribute__((noinline)) bool pending_after_all(struct dpmu_ucore *c, dp
 	return false;
 }
 
-static inline bool reads_pending(struct dpmu_ucore *c, const struct dpmu_ublock *b)
-{
-	/* the search out of line: without it the block path's dispatch
-	 * keeps no frame, and most blocks read nothing pending */
-	const dpmu_u128 p = c->dep_pend & b->reads;
-	return p && pending_after_all(c, p);
-}
-
 /* How an execution of b on c is timed (run_block_steps): RUN_DEPS from
  * the dependence summary, RUN_CLEAN the same when no register the block
  * reads is pending (only its own loads' values are waited for). */
 enum { RUN_STEPS, RUN_DEPS, RUN_CLEAN, RUN_WALK };
 
-static inline int block_timing(struct dpmu_ucore *c, const struct dpmu_ublock *b)
+/* `pend`: b reads a register of c still pending (the others it reads
+ * settled: pending_after_all). */
+static inline int block_timing(const struct dpmu_ucore *c, const struct dpmu_ublock *b,
+			       bool pend)
 {
 	/* the reorder window may fill within the block (a load of the
 	 * block may start it) */
 	if (c->tm.window && b->n > c->tm.window)
 		return RUN_WALK;
-	if (c->tm.window && b->dsum) {
-		/* settled first: the summary then looks only at what is
-		 * still pending */
-		const bool p = reads_pending(c, b);
-		return p ? RUN_DEPS : b->walk ? RUN_CLEAN : RUN_STEPS;
-	}
+	if (c->tm.window && b->dsum)
+		return pend ? RUN_DEPS : b->walk ? RUN_CLEAN : RUN_STEPS;
 	/* in order, every instruction that waits is timed */
-	return b->walk || reads_pending(c, b) ? RUN_WALK : RUN_STEPS;
+	return b->walk || pend ? RUN_WALK : RUN_STEPS;
 }
 
 /* A block's end: the register w names holds value v, pending (in *p)
@@ -308,24 +297,20 @@ static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struc
 		deps_end_loads(c, b, lv);
 		return;
 	}
+	/* by register: only q's entries are written and read */
 	struct dpmu_ureg ev[DPMU_REG_COUNT];
-	dpmu_u128 eb[DPMU_REG_COUNT];
-	unsigned m = 0;
-	for (; q; q &= q - 1, m++) {
-		uint64_t lo = (uint64_t)q;
-		unsigned k = lo ? (unsigned)__builtin_ctzll(lo)
-				: 64 + (unsigned)__builtin_ctzll((uint64_t)(q >> 64));
-		eb[m] = reg_bit((uint8_t)k);
-		ev[m] = c->tm.reg[k];
+	for (dpmu_u128 e = q; e; e &= e - 1) {
+		const unsigned k = u128_ctz(e);
+		ev[k] = c->tm.reg[k];
 	}
 	const uint64_t now = core_now(c, 0);
 	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
 	const struct dpmu_uwdep *w = b->wdep, *end = w + b->nw;
 	for (; w < end; w++) {
 		const struct dpmu_ureg *v = &c->tm.reg[0];
-		for (unsigned j = 0; j < m; j++)
-			if ((w->d.entry & eb[j]) && ureg_later(&ev[j], v))
-				v = &ev[j];
+		for (dpmu_u128 e = w->d.entry & q; e; e &= e - 1)
+			if (ureg_later(&ev[u128_ctz(e)], v))
+				v = &ev[u128_ctz(e)];
 		for (uint64_t l = w->d.load; l; l &= l - 1)
 			if (ureg_later(&lv[__builtin_ctzll(l)], v))
 				v = &lv[__builtin_ctzll(l)];
@@ -348,9 +333,7 @@ static inline __attribute__((always_inline)) void deps_end_noload(struct dpmu_uc
 	}
 	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
 	if (q) {
-		const uint64_t lo = (uint64_t)q;
-		const struct dpmu_ureg ev = c->tm.reg[lo ? __builtin_ctzll(lo)
-						       : 64 + __builtin_ctzll((uint64_t)(q >> 64))];
+		const struct dpmu_ureg ev = c->tm.reg[u128_ctz(q)];
 		if (ev.ready > core_now(c, 0))
 			for (const struct dpmu_uwdep *w = b->wdep, *end = w + b->nw; w < end; w++)
 				if (w->d.entry & q) {
@@ -374,20 +357,28 @@ static __attribute__((noinline)) void lean_fill(const struct dpmu_ublock *b, str
 }
 
 /* The end of an execution that kept to the template (deps_end_loads with
- * the values' times from it). */
+ * the values' times from it): only the values it may leave pending are
+ * looked at (b->left); when it ends at its last dispatch slot, nothing
+ * having stalled it, they all are. */
 static inline __attribute__((always_inline)) void lean_end(struct dpmu_ucore *c,
 							   const struct dpmu_ublock *b, uint64_t t0)
 {
 	const uint64_t now = core_now(c, 0);
 	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
-	for (uint32_t k = 0; k < b->nwl; k++) {
-		const uint32_t lw = b->lean_w[k];
-		const uint64_t r = t0 + (lw & ~DPMU_UREG_EXEC);
+	const struct dpmu_ulean_left *l = b->left, *end = l + b->nleft;
+	if (now == t0 + (uint64_t)b->n * c->cpi_milli) {
+		for (; l < end; l++)
+			c->tm.reg[l->reg] = (struct dpmu_ureg){t0 + (l->w & ~DPMU_UREG_EXEC), 0,
+							       l->w & DPMU_UREG_EXEC};
+		c->dep_pend = p | b->left_mask;
+		return;
+	}
+	for (; l < end; l++) {
+		const uint64_t r = t0 + (l->w & ~DPMU_UREG_EXEC);
 		if (r <= now)
 			continue;
-		const struct dpmu_uwdep *w = &b->wdep[k];
-		c->tm.reg[w->reg] = (struct dpmu_ureg){r, 0, lw & DPMU_UREG_EXEC};
-		p |= w->bit;
+		c->tm.reg[l->reg] = (struct dpmu_ureg){r, 0, l->w & DPMU_UREG_EXEC};
+		p |= reg_bit(l->reg);
 	}
 	c->dep_pend = p;
 }
@@ -490,11 +481,11 @@ static __attribute__((noinline)) void run_plain_pending(struct dpmu_uarch *u,
 	}
 	const dpmu_u128 pend0 = c->dep_pend;
 	const uint64_t end = c->work_milli + (uint64_t)n * c->cpi_milli;
-	/* it resolves a dispatch slot after its issue (block_steps) */
-	const uint64_t resolve = end + 1000 * c->stall_cycles;
 	const uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED];
 	fe = cond_tail(c, b, next_pc);
 	const bool mispredicted = c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
+	/* it resolves a dispatch slot after its issue (block_steps) */
+	const uint64_t resolve = end + 1000 * c->stall_cycles;
 	if (fe)
 		front_stall(c, fe);
 	c->work_milli = end;
@@ -758,10 +749,7 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		}
 		if (rob_at == n - 1)
 			rob_steps(c, n - 1, seq0, &work0, &work1, &rob_at, fe, lk);
-		uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED];
-		/* deps: it resolves a dispatch slot after its issue */
-		if (deps)
-			resolve = work0 + (uint64_t)n * cpi + 1000 * (c->stall_cycles + fe);
+		const uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED], fe0 = fe;
 		if (b->tail & TAIL_COND) {
 			fe += cond_tail(c, b, next_pc);
 		} else {
@@ -770,6 +758,10 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			fe += branch_op(c, in);
 		}
 		mispredicted = deps && c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
+		/* it resolves a dispatch slot after its issue (the prediction
+		 * moved no clock) */
+		if (mispredicted)
+			resolve = work0 + (uint64_t)n * cpi + 1000 * (c->stall_cycles + fe0);
 		if (fe)
 			front_stall(c, fe);
 	} else if (rob_at == n - 1) {
@@ -820,22 +812,15 @@ BLOCK_STEPS_VARIANT(run_block_deps_w,   true,  false, true,  false, false)
 BLOCK_STEPS_VARIANT(run_block_clean_w,  true,  true,  true,  false, false)
 BLOCK_STEPS_VARIANT(run_block_nodeps_w, false, false, true,  false, false)
 
-/* The block path below dpmu_uarch_run_block_on: a delivery point inside
- * (run_block_split), else the timing block_timing chooses; `watch`, the
+/* An execution of b by the timing block_timing chose; `watch`, the
  * variants that look for a sampled overflow (run_block_sampled). Each
  * path its own function: the callers keep no frame, their calls are
  * jumps. */
 static inline __attribute__((always_inline)) void
-block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-	       const uint64_t *addr, uint64_t next_pc, const bool watch)
+block_go(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b, const uint64_t *addr,
+	 uint64_t next_pc, const bool watch, int how)
 {
-	if (b->n > c->batch_left) {
-		if (b->branch)
-			dpmu_insn_branch_to(b->branch, next_pc);
-		run_block_split(u, c, b, addr, next_pc);
-		return;
-	}
-	switch (block_timing(c, b)) {
+	switch (how) {
 	case RUN_WALK:
 		run_block_walk(u, c, b, addr, next_pc);
 		return;
@@ -859,6 +844,44 @@ block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b
 		else
 			run_block_nodeps(u, c, b, addr, next_pc);
 	}
+}
+
+/* A block that reads registers marked pending: those ready by now are
+ * settled first (the summary then looks only at what is still pending).
+ * Its own function, so that block_dispatch, which most blocks take
+ * without one, keeps no frame. */
+#define BLOCK_SETTLE_VARIANT(name, watch)                                                   \
+	static __attribute__((noinline)) void name(struct dpmu_uarch *u, struct dpmu_ucore *c, \
+						   struct dpmu_ublock *b, const uint64_t *addr, \
+						   uint64_t next_pc)                            \
+	{                                                                                   \
+		const bool pend = pending_after_all(c, c->dep_pend & b->reads);            \
+		block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, pend));          \
+	}
+BLOCK_SETTLE_VARIANT(run_block_settle, false)
+BLOCK_SETTLE_VARIANT(run_block_settle_w, true)
+
+/* The block path below dpmu_uarch_run_block_on: a delivery point inside
+ * (run_block_split), else block_go, after run_block_settle's look at the
+ * registers pending if the block reads any. */
+static inline __attribute__((always_inline)) void
+block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+	       const uint64_t *addr, uint64_t next_pc, const bool watch)
+{
+	if (b->n > c->batch_left) {
+		if (b->branch)
+			dpmu_insn_branch_to(b->branch, next_pc);
+		run_block_split(u, c, b, addr, next_pc);
+		return;
+	}
+	if (c->dep_pend & b->reads) {
+		if (watch)
+			run_block_settle_w(u, c, b, addr, next_pc);
+		else
+			run_block_settle(u, c, b, addr, next_pc);
+		return;
+	}
+	block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, false));
 }
 
 /* Every block on a core that samples on the block path (dpmu_uarch_watch_arm):

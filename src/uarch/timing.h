@@ -55,6 +55,13 @@ static inline dpmu_u128 reg_bit(uint8_t r)
 	return dpmu_reg_bits[r < DPMU_REG_COUNT ? r : 0];
 }
 
+/* The lowest register of a non-empty mask. */
+static inline unsigned u128_ctz(dpmu_u128 m)
+{
+	const uint64_t lo = (uint64_t)m;
+	return lo ? (unsigned)__builtin_ctzll(lo) : 64 + (unsigned)__builtin_ctzll((uint64_t)(m >> 64));
+}
+
 /* The registers an instruction reads and those it writes, as masks (a
  * block summary keeps them per instruction). */
 struct dpmu_iregm {
@@ -469,9 +476,7 @@ static inline const struct dpmu_ureg *dep_latest(const struct dpmu_ucore *c, dpm
 {
 	const struct dpmu_ureg *r = &c->tm.reg[0];
 	for (dpmu_u128 p = d->entry & pend; p; p &= p - 1) {
-		uint64_t lo = (uint64_t)p;
-		unsigned k = lo ? (unsigned)__builtin_ctzll(lo)
-				: 64 + (unsigned)__builtin_ctzll((uint64_t)(p >> 64));
+		const unsigned k = u128_ctz(p);
 		if (ureg_later(&c->tm.reg[k], r))
 			r = &c->tm.reg[k];
 	}

@@ -158,7 +158,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		calloc(1, sizeof *b + n * sizeof *b->imask + nd * sizeof *b->idep +
 				  nw * sizeof *b->wdep + n * sizeof *b->insn + nev * sizeof *b->ev +
 				  (n + 1) * sizeof *b->step +
-				  (nd + nw) * sizeof *b->lean_load);
+				  nd * sizeof *b->lean_load + nw * sizeof *b->left);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
@@ -225,7 +225,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	b->ev = (struct dpmu_ublock_ev *)(b->insn + n);
 	b->step = (uint32_t *)(b->ev + nev);
 	b->lean_load = b->step + n + 1;
-	b->lean_w = b->lean_load + nd;
+	b->left = (struct dpmu_ulean_left *)(b->lean_load + nd);
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		if (tot[e])
 			b->ev[b->nev++] = (struct dpmu_ublock_ev){
@@ -366,6 +366,8 @@ __attribute__((noinline, cold)) void dpmu_ublock_lean_template(struct dpmu_ubloc
 {
 	const uint64_t cpi = c->cpi_milli, l1 = c->tm.l1_milli, span = c->tm.rob_span;
 	uint64_t off[DPMU_UDEP_MAX];
+	b->nleft = 0;
+	b->left_mask = 0;
 	bool ok = true;
 	for (uint32_t i = 0; i < b->n; i++) {
 		const struct dpmu_insn *in = &b->insn[i];
@@ -393,7 +395,12 @@ __attribute__((noinline, cold)) void dpmu_ublock_lean_template(struct dpmu_ubloc
 				x = xj;
 			}
 		}
-		b->lean_w[k] = (uint32_t)r | x;
+		/* the end is at n x cpi or later (a stall): one ready by
+		 * then is never left pending */
+		if (r > b->n * cpi) {
+			b->left[b->nleft++] = (struct dpmu_ulean_left){(uint32_t)r | x, b->wdep[k].reg};
+			b->left_mask |= b->wdep[k].bit;
+		}
 	}
 	b->lean_ok = ok;
 	b->lean_type = c->type;

@@ -121,12 +121,24 @@ struct dpmu_ublock {
 	 * lean_type (NULL: none yet): when every load hits the L1D and
 	 * nothing stalls, the value of load (or execution-latency
 	 * instruction) i is ready lean_load[i] milli-cycles after the
-	 * block's start and the value of wdep[k] (k < nwl)
-	 * lean_w[k] after it; lean_ok: no load then takes a reorder-window
-	 * entry. */
+	 * block's start; left[] (nleft of them), the values of wdep[] (k <
+	 * nwl) that may still be pending at the end (ready after the block's
+	 * last dispatch slot), with their times, left_mask their registers;
+	 * lean_ok: no load then takes a reorder-window entry. */
 	const struct dpmu_core_type *lean_type;
 	bool lean_ok;
-	uint32_t *lean_load, *lean_w;
+	uint32_t *lean_load;
+	uint32_t nleft;
+	struct dpmu_ulean_left *left;
+	dpmu_u128 left_mask;
+};
+
+/* A written value a clean execution may leave pending: register reg's,
+ * ready w milli-cycles after the block's start (| DPMU_UREG_EXEC: a
+ * computed one's). */
+struct dpmu_ulean_left {
+	uint32_t w;
+	uint8_t reg;
 };
 
 enum { TAIL_BRANCH = 1, TAIL_FETCH = 2, TAIL_COND = 4 };

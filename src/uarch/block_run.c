@@ -579,6 +579,20 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
 	}
 }
 
+/* Where a clean execution that kept to its template (run_block_lean)
+ * departed from it, for block_steps to go on from: at step *step, before
+ * its access with `fe` of fetch stall (LEAN_AT_ACCESS), or after its load
+ * (LEAN_AFTER_LOAD, `be` beyond the L1D) or its store (LEAN_AFTER_STORE,
+ * `bw` of bandwidth wait); the execution's start: work0, seq0 and t0 (its
+ * clock with the stalls). */
+enum { LEAN_AT_ACCESS, LEAN_AFTER_LOAD, LEAN_AFTER_STORE };
+struct lean_depart {
+	const uint32_t *step;
+	unsigned where;
+	uint32_t be, bw;
+	uint64_t fe, work0, seq0, t0;
+};
+
 /* An execution of b on c by its steps. Without `deps` no instruction
  * waits (block_timing): only the loads' values matter, which nothing in
  * the block reads, and their place in the reorder window. With `deps`
@@ -586,20 +600,20 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
  * mispredicted tail resolves when its are, and the registers the block
  * writes get their values, all from the dependence summary. The other
  * flags, each fixed by the caller: `clean`, nothing the block reads is
- * pending (RUN_CLEAN); `watch`, sampling's looks at the clock; `lean`
- * (with clean), the block's template while the execution keeps to it;
- * `noload` (deps, a block without loads), no load steps and
- * deps_end_noload's end. */
+ * pending (RUN_CLEAN); `watch`, sampling's looks at the clock; `noload`
+ * (deps, a block without loads), no load steps and deps_end_noload's end.
+ * dp (clean only): the execution kept to its template until dp says, and
+ * goes on from there. */
 static inline __attribute__((always_inline)) void
 block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	    const uint64_t *addr, uint64_t next_pc, const bool deps, const bool clean,
-	    const bool watch, const bool lean, const bool noload)
+	    const bool watch, const bool noload, const struct lean_depart *dp)
 {
-	if (b->line_shift != c->l1i.set.shift)
+	if (!dp && b->line_shift != c->l1i.set.shift)
 		dpmu_ublock_replan(b, c->l1i.set.shift);
 	const uint32_t cpi = c->cpi_milli;
-	uint64_t work0 = c->work_milli;
-	const uint64_t seq0 = c->dep_seq;
+	uint64_t work0 = dp ? dp->work0 : c->work_milli;
+	const uint64_t seq0 = dp ? dp->seq0 : c->dep_seq;
 	/* the first instruction that may find the reorder window full (out
 	 * of order; past the block when none): rob_steps */
 	uint64_t rob_at = c->rob_limit - seq0 - 1;
@@ -613,31 +627,44 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	/* locals: the stores into the core's counts below may alias b */
 	const uint32_t *step = b->step;
 	struct dpmu_insn *insn = b->insn;
+	uint64_t fe;
+	/* watch (sampling): the looks at the steps (run_block_sampled) */
+	struct wlook look, *const lk = watch ? &look : NULL;
+	uint32_t st, i, op, be = 0, bw = 0;
+	struct dpmu_insn *in;
+	uint64_t wi;
+	if (dp) {
+		step = dp->step;
+		st = *step;
+		i = st & STEP_INDEX;
+		in = &insn[i];
+		wi = work1 + (uint64_t)i * cpi;
+		op = STEP_OP(st);
+		fe = dp->fe;
+		be = dp->be;
+		bw = dp->bw;
+		lean_fill(b, lv, i, dp->t0);
+		if (dp->where == LEAN_AFTER_LOAD)
+			goto after_load;
+		if (dp->where == LEAN_AFTER_STORE)
+			goto after_store;
+		goto at_access;
+	}
 	/* insn_dynamic by step kind: the same work in the same order (the
 	 * fetch, the issue, the access or branch, then the stalls). A fetch
 	 * stall is added after the instruction's access, which reads the
 	 * clock; without an access (no first_op) it can be added at once, as
 	 * nothing else between reads the stall cycles. */
 	c->work_milli = work0;
-	uint64_t fe = fetch_line(u, c, insn[0].pc);
+	fe = fetch_line(u, c, insn[0].pc);
 	if (fe && !b->first_op) {
 		front_stall(c, fe);
 		fe = 0;
 	}
-	/* watch (sampling): the looks at the steps (run_block_sampled) */
-	struct wlook look = {work0 + 1000 * c->stall_cycles, UINT32_MAX}, *const lk = watch ? &look : NULL;
-	/* lean (a clean execution): keeping to b's template (tpl) from t0, the
-	 * start, while no window wait, miss or stall departs from it */
-	bool tpl = false;
-	const uint64_t t0 = work0 + 1000 * c->stall_cycles;
-	if (lean) {
-		if (b->lean_type != c->type)
-			dpmu_ublock_lean_template(b, c);
-		tpl = b->lean_ok && rob_at >= b->n && !fe;
-	}
-	for (uint32_t st; (st = *step) != STEP_END; step++) {
-		uint32_t i = st & STEP_INDEX;
-		struct dpmu_insn *in = &insn[i];
+	look = (struct wlook){work0 + 1000 * c->stall_cycles, UINT32_MAX};
+	for (; (st = *step) != STEP_END; step++) {
+		i = st & STEP_INDEX;
+		in = &insn[i];
 		/* a wait for the window before the fetch, or at the issue */
 		if (rob_at < i)
 			rob_steps(c, i - 1, seq0, &work0, &work1, &rob_at, 0, lk);
@@ -649,18 +676,13 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			rob_steps(c, i, seq0, &work0, &work1, &rob_at, fe, lk);
 		/* the issue: stored only where read (the access's paths out
 		 * of line, or the rare steps) */
-		const uint64_t wi = work1 + (uint64_t)i * cpi;
-		const uint32_t op = STEP_OP(st);
+		wi = work1 + (uint64_t)i * cpi;
+		op = STEP_OP(st);
+	at_access:
 		if (!noload && op == STEP_LOAD) {
-			uint32_t bw;
 			in->addr = addr[i];
-			uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
-			if (lean && tpl) {
-				if (!(be | fe))
-					continue;
-				tpl = false;
-				lean_fill(b, lv, i, t0);
-			}
+			be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
+		after_load:;
 			uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
 			c->dep_seq = seq0 + i + 1;
 			if (deps) {
@@ -686,12 +708,6 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		} else if (op == STEP_EXEC) {
 			/* an execution latency: the value's time (a load's
 			 * arithmetic without the access) */
-			if (lean && tpl && !fe)
-				continue;
-			if (lean && tpl) {
-				tpl = false;
-				lean_fill(b, lv, i, t0);
-			}
 			const uint64_t s = wi - cpi + 1000 * (c->stall_cycles + fe);
 			c->dep_seq = seq0 + i + 1;
 			if (deps) {
@@ -703,16 +719,12 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 				dep_exec(c, in, b->imask[i], &c->tm.reg[0], s);
 			}
 		} else if (op == STEP_STORE) {
-			uint32_t bw = 0;
+			bw = 0;
 			in->addr = addr[i];
 			dpmu_mem_op(u, c, in, true, &bw, true, wi);
-			if (bw) {
-				if (lean && tpl) {
-					tpl = false;
-					lean_fill(b, lv, i, t0);
-				}
+		after_store:
+			if (bw)
 				store_stall(c, bw);
-			}
 		} else if (op != STEP_NONE) {
 			/* A last branch that is not the tail reads its outcome
 			 * from the block's copy, as the per-instruction path
@@ -725,10 +737,6 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			fe += step_rare(u, c, in, op, addr[i], cpi, b->imask[i]);
 		}
 		if (fe) {
-			if (lean && tpl) {
-				tpl = false;
-				lean_fill(b, lv, i, t0);
-			}
 			front_stall(c, fe);
 			fe = 0;
 		}
@@ -753,9 +761,9 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		if (b->tail & TAIL_COND) {
 			fe += cond_tail(c, b, next_pc);
 		} else {
-			struct dpmu_insn *in = &b->insn[n - 1];
-			dpmu_insn_branch_to(in, next_pc);
-			fe += branch_op(c, in);
+			struct dpmu_insn *t = &b->insn[n - 1];
+			dpmu_insn_branch_to(t, next_pc);
+			fe += branch_op(c, t);
 		}
 		mispredicted = deps && c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
 		/* it resolves a dispatch slot after its issue (the prediction
@@ -769,11 +777,7 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	c->dep_seq = seq0 + n;
-	if (lean && tpl && !mispredicted) {
-		lean_end(c, b, t0);
-	} else if (deps) {
-		if (lean && tpl)
-			lean_fill(b, lv, n, t0);
+	if (deps) {
 		if (noload && !mispredicted)
 			deps_end_noload(c, b, pend0, pend0 & b->win);
 		else if (mispredicted || (!clean && (pend0 & b->win)))
@@ -796,21 +800,145 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
  * loads (b->noload) that waits for no reorder window (the plain path's
  * test) has its own: out of order nothing in it waits (only loads and a
  * mispredicted tail do). */
-#define BLOCK_STEPS_VARIANT(name, deps, clean, watch, lean, noload)                        \
+#define BLOCK_STEPS_VARIANT(name, deps, clean, watch, noload)                              \
 	static __attribute__((noinline)) void name(struct dpmu_uarch *u, struct dpmu_ucore *c, \
 						   struct dpmu_ublock *b, const uint64_t *addr, \
 						   uint64_t next_pc)                            \
 	{                                                                                   \
-		block_steps(u, c, b, addr, next_pc, deps, clean, watch, lean, noload);       \
+		block_steps(u, c, b, addr, next_pc, deps, clean, watch, noload, NULL);       \
 	}
-/*                   name               deps   clean  watch  lean   noload */
-BLOCK_STEPS_VARIANT(run_block_deps,     true,  false, false, false, false)
-BLOCK_STEPS_VARIANT(run_block_clean,    true,  true,  false, true,  false)
-BLOCK_STEPS_VARIANT(run_block_noload,   true,  false, false, false, true)
-BLOCK_STEPS_VARIANT(run_block_nodeps,   false, false, false, false, false)
-BLOCK_STEPS_VARIANT(run_block_deps_w,   true,  false, true,  false, false)
-BLOCK_STEPS_VARIANT(run_block_clean_w,  true,  true,  true,  false, false)
-BLOCK_STEPS_VARIANT(run_block_nodeps_w, false, false, true,  false, false)
+/*                   name               deps   clean  watch  noload */
+BLOCK_STEPS_VARIANT(run_block_deps,     true,  false, false, false)
+BLOCK_STEPS_VARIANT(run_block_clean,    true,  true,  false, false)
+BLOCK_STEPS_VARIANT(run_block_noload,   true,  false, false, true)
+BLOCK_STEPS_VARIANT(run_block_nodeps,   false, false, false, false)
+BLOCK_STEPS_VARIANT(run_block_deps_w,   true,  false, true,  false)
+BLOCK_STEPS_VARIANT(run_block_clean_w,  true,  true,  true,  false)
+BLOCK_STEPS_VARIANT(run_block_nodeps_w, false, false, true,  false)
+
+/* A clean execution that departed from its template (run_block_lean). */
+static __attribute__((noinline)) void run_block_departed(struct dpmu_uarch *u,
+							  struct dpmu_ucore *c,
+							  struct dpmu_ublock *b, const uint64_t *addr,
+							  uint64_t next_pc, const struct lean_depart *dp)
+{
+	block_steps(u, c, b, addr, next_pc, true, true, false, false, dp);
+}
+
+/* The end of a clean execution that kept to its template but for its
+ * mispredicted tail, resolving at `resolve` (block_steps's). */
+static __attribute__((noinline)) void lean_mispredicted(struct dpmu_ucore *c,
+							 const struct dpmu_ublock *b, uint64_t t0,
+							 uint64_t resolve)
+{
+	struct dpmu_ureg lv[DPMU_UDEP_MAX];
+	lean_fill(b, lv, b->n, t0);
+	deps_end(c, b, 0, lv, true, resolve);
+}
+
+/* A clean execution (RUN_CLEAN) by b's template (dpmu_ublock_lean_template)
+ * while every load hits the L1D, no store waits and no fetch stalls: then
+ * its loads' values are the template's, and only its written values that
+ * may outlive it are looked at, at its end (lean_end). What departs from
+ * the template (a miss, a stall, a step block_steps does for itself) goes
+ * on in run_block_departed; an execution that may find the reorder window
+ * full, or starts with a fetch stall it must add after an access, is
+ * block_steps's from its start. */
+static __attribute__((noinline)) void run_block_lean(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						      struct dpmu_ublock *b, const uint64_t *addr,
+						      uint64_t next_pc)
+{
+	if (b->line_shift != c->l1i.set.shift)
+		dpmu_ublock_replan(b, c->l1i.set.shift);
+	if (b->lean_type != c->type)
+		dpmu_ublock_lean_template(b, c);
+	const uint32_t n = b->n;
+	if (!b->lean_ok || c->rob_limit - c->dep_seq - 1 < n) {
+		run_block_clean(u, c, b, addr, next_pc);
+		return;
+	}
+	const uint32_t cpi = c->cpi_milli;
+	const uint64_t work0 = c->work_milli;
+	struct dpmu_insn *insn = b->insn;
+	uint64_t fe = fetch_line(u, c, insn[0].pc);
+	if (fe) {
+		if (b->first_op) {
+			/* added after the access: block_steps's order */
+			const struct lean_depart dp = {b->step, LEAN_AT_ACCESS, 0, 0, fe, work0,
+						       c->dep_seq, work0 + 1000 * c->stall_cycles};
+			run_block_departed(u, c, b, addr, next_pc, &dp);
+			return;
+		}
+		front_stall(c, fe);
+	}
+	const uint64_t t0 = work0 + 1000 * c->stall_cycles;
+	const uint64_t work1 = work0 + cpi;
+	struct lean_depart dp;
+	for (const uint32_t *step = b->step; *step != STEP_END; step++) {
+		const uint32_t st = *step, i = st & STEP_INDEX, op = STEP_OP(st);
+		struct dpmu_insn *in = &insn[i];
+		if (st & STEP_FETCH) {
+			c->work_milli = work0 + (uint64_t)i * cpi;
+			fe = fetch_line(u, c, in->pc);
+			if (fe) {
+				dp = (struct lean_depart){step, LEAN_AT_ACCESS, 0, 0, fe, work0, c->dep_seq, t0};
+				goto depart;
+			}
+		}
+		const uint64_t wi = work1 + (uint64_t)i * cpi;
+		uint32_t bw = 0;
+		if (op == STEP_LOAD) {
+			in->addr = addr[i];
+			const uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
+			if (be) {
+				dp = (struct lean_depart){step, LEAN_AFTER_LOAD, be, bw, 0, work0, c->dep_seq, t0};
+				goto depart;
+			}
+		} else if (op == STEP_STORE) {
+			in->addr = addr[i];
+			dpmu_mem_op(u, c, in, true, &bw, true, wi);
+			if (bw) {
+				dp = (struct lean_depart){step, LEAN_AFTER_STORE, 0, bw, 0, work0, c->dep_seq, t0};
+				goto depart;
+			}
+		} else if (op != STEP_NONE && op != STEP_EXEC) {
+			dp = (struct lean_depart){step, LEAN_AT_ACCESS, 0, 0, 0, work0, c->dep_seq, t0};
+			goto depart;
+		}
+	}
+	bool mispredicted = false;
+	uint64_t resolve = 0;
+	if (b->tail) {
+		fe = 0;
+		if (b->tail & TAIL_FETCH) {
+			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
+			fe = fetch_line(u, c, b->tail_pc);
+		}
+		const uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED], fe0 = fe;
+		if (b->tail & TAIL_COND) {
+			fe += cond_tail(c, b, next_pc);
+		} else {
+			struct dpmu_insn *t = &insn[n - 1];
+			dpmu_insn_branch_to(t, next_pc);
+			fe += branch_op(c, t);
+		}
+		mispredicted = c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
+		if (mispredicted)
+			resolve = work0 + (uint64_t)n * cpi + 1000 * (c->stall_cycles + fe0);
+		if (fe)
+			front_stall(c, fe);
+	}
+	c->work_milli = work0 + (uint64_t)n * cpi;
+	c->dep_seq += n;
+	if (mispredicted)
+		lean_mispredicted(c, b, t0, resolve);
+	else
+		lean_end(c, b, t0);
+	block_ran(u, c, b);
+	return;
+depart:
+	run_block_departed(u, c, b, addr, next_pc, &dp);
+}
 
 /* An execution of b by the timing block_timing chose; `watch`, the
  * variants that look for a sampled overflow (run_block_sampled). Each
@@ -836,7 +964,7 @@ block_go(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b, cons
 		if (watch)
 			run_block_clean_w(u, c, b, addr, next_pc);
 		else
-			run_block_clean(u, c, b, addr, next_pc);
+			run_block_lean(u, c, b, addr, next_pc);
 		return;
 	default:
 		if (watch)

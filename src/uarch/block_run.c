@@ -425,8 +425,8 @@ static inline __attribute__((always_inline)) bool plain_gate(const struct dpmu_u
 							     const struct dpmu_ublock *b)
 {
 	const uint32_t n = b->n;
-	return b->plain && n < c->batch_left && b->owner == c &&
-	       b->line_shift == c->l1i.set.shift && b->head_blk == c->last_fetch_blk &&
+	return b->plain_shift == c->l1i.set.shift && n < c->batch_left && b->owner == c &&
+	       b->head_blk == c->last_fetch_blk &&
 	       c->dep_seq + n < c->rob_limit;
 }
 
@@ -547,7 +547,7 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 {
 	/* a traced core's blocks go to its trace unit first; a sampling
 	 * core's have their own path */
-	if (__builtin_expect(c->sample_on | c->trace_on, 0)) {
+	if (__builtin_expect(c->observed != 0, 0)) {
 		run_block_observed(u, c, b, addr, next_pc);
 		return;
 	}

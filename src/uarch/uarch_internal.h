@@ -532,14 +532,21 @@ struct dpmu_ucore {
 	uint64_t stall_cycles;     /* frontend + backend stall cycles */
 	uint32_t cpi_milli;        /* max(base CPI, 1 / issue width) */
 	uint32_t batch_left;       /* instructions until the next delivery (1 to the batch) */
-	/* Sampling on the block path (dpmu_uarch_watch_arm): every block goes
-	 * to run_block_sampled, which finds the instruction whose clock
-	 * reaches wx_x (1000 x the cycle the counter overflows at, on the
-	 * clock work_milli + 1000 x stall_cycles; UINT64_MAX: none) */
-	bool sample_on;
-	/* The core's trace unit is active (dpmu_model_etm_watch): every run
-	 * it retires is given to it first (trace.c). */
-	bool trace_on;
+	union {
+		struct {
+			/* Sampling on the block path (dpmu_uarch_watch_arm):
+			 * every block goes to run_block_sampled, which finds
+			 * the instruction whose clock reaches wx_x (1000 x the
+			 * cycle the counter overflows at, on the clock
+			 * work_milli + 1000 x stall_cycles; UINT64_MAX: none) */
+			bool sample_on;
+			/* The core's trace unit is active
+			 * (dpmu_model_etm_watch): every run it retires is
+			 * given to it first (trace.c). */
+			bool trace_on;
+		};
+		uint16_t observed; /* either: one test on every block */
+	};
 	uint32_t page_shift;
 	uint32_t tlb_stall;        /* the translation part of the last access's wait */
 	uint64_t last_fetch_blk;   /* I-side: fetch line of the previous instruction */

@@ -76,7 +76,9 @@ static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
 	b->step[b->nstep] = STEP_END;
 	/* no steps: instructions 1 to n-2 are in instruction 0's line, and
 	 * without TAIL_FETCH so is the tail */
-	b->plain = b->nstep == 0 && (b->tail & (TAIL_COND | TAIL_FETCH)) == TAIL_COND;
+	b->plain_shift = b->nstep == 0 && (b->tail & (TAIL_COND | TAIL_FETCH)) == TAIL_COND
+				 ? shift
+				 : UINT32_MAX;
 	b->tail_hook = b->tail && (b->insn[n - 1].br_kind == DPMU_BR_CALL ||
 				   (b->insn[n - 1].flags & DPMU_IC_REG_BRANCH));
 	b->head_blk = insns[0].pc >> shift;

@@ -76,12 +76,14 @@ struct dpmu_ublock {
 	 * that reads its outcome from the copy: copy_branch, else NULL. */
 	bool first_op;
 	uint8_t tail;
-	/* plain: no steps, and a conditional tail in the line of instruction
-	 * 0, head_blk (its L1I block for line_shift); most blocks are */
-	bool plain;
 	/* sampling: its last instruction is a call or a register branch,
 	 * which the backend's call stacks follow (run_block_sampled) */
 	bool tail_hook;
+	/* plain_shift: line_shift if the block is plain (no steps, and a
+	 * conditional tail in the line of instruction 0, head_blk: its L1I
+	 * block for line_shift), else UINT32_MAX; most blocks are. One
+	 * compare with the core's line tests both. */
+	uint32_t plain_shift;
 	uint64_t head_blk;
 	uint64_t tail_pc, fall;
 	struct dpmu_insn *copy_branch;

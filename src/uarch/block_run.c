@@ -826,14 +826,24 @@ static __attribute__((noinline)) void run_block_departed(struct dpmu_uarch *u,
 }
 
 /* The end of a clean execution that kept to its template but for its
- * mispredicted tail, resolving at `resolve` (block_steps's). */
+ * mispredicted tail, resolving at `resolve` (block_steps's): when the
+ * latest of the values its sources name is ready (dep_latest of the
+ * template's values: no register pending at entry is read), then the
+ * template's end. */
 static __attribute__((noinline)) void lean_mispredicted(struct dpmu_ucore *c,
 							 const struct dpmu_ublock *b, uint64_t t0,
 							 uint64_t resolve)
 {
-	struct dpmu_ureg lv[DPMU_UDEP_MAX];
-	lean_fill(b, lv, b->n, t0);
-	deps_end(c, b, 0, lv, true, resolve);
+	struct dpmu_ureg v = c->tm.reg[0];
+	for (uint64_t l = b->idep[b->n - 1].load; l; l &= l - 1) {
+		const unsigned j = (unsigned)__builtin_ctzll(l);
+		const struct dpmu_ureg x = {t0 + b->lean_load[j], 0,
+					    b->insn[j].exec != DPMU_EX_SIMPLE ? DPMU_UREG_EXEC : 0};
+		if (ureg_later(&x, &v))
+			v = x;
+	}
+	dep_resolve(c, &v, resolve);
+	lean_end(c, b, t0);
 }
 
 /* A clean execution (RUN_CLEAN) by b's template (dpmu_ublock_lean_template)

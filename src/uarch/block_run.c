@@ -233,8 +233,11 @@ static inline int block_timing(const struct dpmu_ucore *c, const struct dpmu_ubl
 	 * block may start it) */
 	if (c->tm.window && b->n > c->tm.window)
 		return RUN_WALK;
+	/* out of order, a block that reads nothing pending is clean: with
+	 * or without a load whose value the block reads, its template
+	 * (run_block_lean) times it while it keeps to it */
 	if (c->tm.window && b->dsum)
-		return pend ? RUN_DEPS : b->walk ? RUN_CLEAN : RUN_STEPS;
+		return pend ? RUN_DEPS : RUN_CLEAN;
 	/* in order, every instruction that waits is timed */
 	return b->walk || pend ? RUN_WALK : RUN_STEPS;
 }

@@ -205,18 +205,20 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 		sampled_hooks(u, c, b, next_pc);
 }
 
-/* Whether b reads a register of c that is still pending; those found
- * ready by now are settled here (p: the pending ones it reads). */
-static __attribute__((noinline)) bool pending_after_all(struct dpmu_ucore *c, dpmu_u128 p)
+/* Of the registers p of c marked pending, those still pending; those
+ * found ready by now are settled here. */
+static __attribute__((noinline)) dpmu_u128 pending_of(struct dpmu_ucore *c, dpmu_u128 p)
 {
 	const uint64_t now = core_now(c, 0);
+	dpmu_u128 q = p;
 	for (; p; p &= p - 1) {
 		const unsigned r = u128_ctz(p);
-		if (c->tm.reg[r].ready > now)
-			return true;
-		c->dep_pend &= ~reg_bit((uint8_t)r);
+		if (c->tm.reg[r].ready <= now) {
+			c->dep_pend &= ~reg_bit((uint8_t)r);
+			q &= ~reg_bit((uint8_t)r);
+		}
 	}
-	return false;
+	return q;
 }
 
 /* How an execution of b on c is timed (run_block_steps): RUN_DEPS from
@@ -225,7 +227,7 @@ static __attribute__((noinline)) bool pending_after_all(struct dpmu_ucore *c, dp
 enum { RUN_STEPS, RUN_DEPS, RUN_CLEAN, RUN_WALK };
 
 /* `pend`: b reads a register of c still pending (the others it reads
- * settled: pending_after_all). */
+ * settled: pending_of). */
 static inline int block_timing(const struct dpmu_ucore *c, const struct dpmu_ublock *b,
 			       bool pend)
 {
@@ -359,6 +361,21 @@ static __attribute__((noinline)) void lean_fill(const struct dpmu_ublock *b, str
 				b->insn[i].exec != DPMU_EX_SIMPLE ? DPMU_UREG_EXEC : 0};
 }
 
+/* The values of b's loads before instruction `upto` of an execution that
+ * started at t0 with register e pending, ready at T, and kept to its entry
+ * template so far. */
+static __attribute__((noinline)) void entry_fill(const struct dpmu_ublock *b, struct dpmu_ureg *lv,
+						 uint32_t upto, uint64_t t0, uint64_t T)
+{
+	for (uint32_t i = 0; i < upto; i++) {
+		if (b->insn[i].kind != DPMU_INSN_LOAD)
+			continue;
+		const uint64_t ra = t0 + b->entry_a[i];
+		const uint64_t rb = b->entry_b[i] == DPMU_UENTRY_NONE ? 0 : T + b->entry_b[i];
+		lv[i] = (struct dpmu_ureg){ra > rb ? ra : rb, 0, 0};
+	}
+}
+
 /* The end of an execution that kept to the template (deps_end_loads with
  * the values' times from it): only the values it may leave pending are
  * looked at (b->left); when it ends at its last dispatch slot, nothing
@@ -473,7 +490,7 @@ static __attribute__((noinline)) void run_plain_pending(struct dpmu_uarch *u,
 							 const uint64_t *addr, uint64_t next_pc)
 {
 	uint64_t fe;
-	if (!pending_after_all(c, c->dep_pend & b->reads)) {
+	if (!pending_of(c, c->dep_pend & b->reads)) {
 		plain_end(c, b, next_pc, &fe);
 		return;
 	}
@@ -594,6 +611,8 @@ struct lean_depart {
 	unsigned where;
 	uint32_t be, bw;
 	uint64_t fe, work0, seq0, t0;
+	uint8_t e;  /* the register pending at entry (entry template), or 0 */
+	uint64_t T; /* its ready time */
 };
 
 /* An execution of b on c by its steps. Without `deps` no instruction
@@ -646,7 +665,10 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		fe = dp->fe;
 		be = dp->be;
 		bw = dp->bw;
-		lean_fill(b, lv, i, dp->t0);
+		if (clean)
+			lean_fill(b, lv, i, dp->t0);
+		else
+			entry_fill(b, lv, i, dp->t0, dp->T);
 		if (dp->where == LEAN_AFTER_LOAD)
 			goto after_load;
 		if (dp->where == LEAN_AFTER_STORE)
@@ -819,13 +841,23 @@ BLOCK_STEPS_VARIANT(run_block_deps_w,   true,  false, true,  false)
 BLOCK_STEPS_VARIANT(run_block_clean_w,  true,  true,  true,  false)
 BLOCK_STEPS_VARIANT(run_block_nodeps_w, false, false, true,  false)
 
-/* A clean execution that departed from its template (run_block_lean). */
+/* An execution that departed from its template (lean_steps): clean, or
+ * with a register pending at entry. */
 static __attribute__((noinline)) void run_block_departed(struct dpmu_uarch *u,
 							  struct dpmu_ucore *c,
 							  struct dpmu_ublock *b, const uint64_t *addr,
 							  uint64_t next_pc, const struct lean_depart *dp)
 {
 	block_steps(u, c, b, addr, next_pc, true, true, false, false, dp);
+}
+
+static __attribute__((noinline)) void run_block_departed_deps(struct dpmu_uarch *u,
+							       struct dpmu_ucore *c,
+							       struct dpmu_ublock *b,
+							       const uint64_t *addr, uint64_t next_pc,
+							       const struct lean_depart *dp)
+{
+	block_steps(u, c, b, addr, next_pc, true, false, false, false, dp);
 }
 
 /* The end of a clean execution that kept to its template but for its
@@ -849,44 +881,98 @@ static __attribute__((noinline)) void lean_mispredicted(struct dpmu_ucore *c,
 	lean_end(c, b, t0);
 }
 
-/* A clean execution (RUN_CLEAN) by b's template (dpmu_ublock_lean_template)
- * while every load hits the L1D, no store waits and no fetch stalls: then
- * its loads' values are the template's, and only its written values that
- * may outlive it are looked at, at its end (lean_end). What departs from
- * the template (a miss, a stall, a step block_steps does for itself) goes
- * on in run_block_departed; an execution that may find the reorder window
- * full, or starts with a fetch stall it must add after an access, is
- * block_steps's from its start. */
-static __attribute__((noinline)) void run_block_lean(struct dpmu_uarch *u, struct dpmu_ucore *c,
-						      struct dpmu_ublock *b, const uint64_t *addr,
-						      uint64_t next_pc)
+/* The end of an execution that kept to its entry template (deps_end with
+ * the values from it): ev, the value of the pending register at entry. */
+static inline __attribute__((always_inline)) void entry_end(struct dpmu_ucore *c,
+							    const struct dpmu_ublock *b, uint64_t t0,
+							    const struct dpmu_ureg *ev)
+{
+	const uint64_t now = core_now(c, 0), T = ev->ready;
+	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
+	for (uint32_t k = 0; k < b->nw; k++) {
+		const uint32_t wa = b->went_a[k], wb = b->went_b[k];
+		struct dpmu_ureg v = {wa == DPMU_UENTRY_NONE ? 0 : t0 + wa, 0, 0};
+		if (wb == DPMU_UENTRY_SELF) {
+			if (!ureg_later(&v, ev))
+				v = *ev;
+		} else if (wb != DPMU_UENTRY_NONE && T + wb > v.ready) {
+			v.ready = T + wb;
+		}
+		if (v.ready <= now)
+			continue;
+		const struct dpmu_uwdep *w = &b->wdep[k];
+		c->tm.reg[w->reg] = v;
+		p |= w->bit;
+	}
+	c->dep_pend = p;
+}
+
+/* The end of an execution that kept to its entry template but for its
+ * mispredicted tail (block_steps's deps_end, the values from it). */
+static __attribute__((noinline)) void entry_mispredicted(struct dpmu_ucore *c,
+							  const struct dpmu_ublock *b, uint64_t t0,
+							  uint64_t T, uint64_t resolve)
+{
+	struct dpmu_ureg lv[DPMU_UDEP_MAX];
+	entry_fill(b, lv, b->n, t0, T);
+	deps_end(c, b, c->dep_pend, lv, true, resolve);
+}
+
+/* An execution by b's template: clean (RUN_CLEAN, dpmu_ublock_lean_template)
+ * or, with `entry`, one that reads one register pending at its entry, e
+ * (RUN_DEPS, dpmu_ublock_entry_template), while every load hits the L1D,
+ * no store waits and no fetch stalls. Then its loads' values are the
+ * template's, and its written values are looked at only at its end
+ * (lean_end, entry_end). What departs from the template (a miss, a stall,
+ * a step block_steps does for itself) goes on in run_block_departed; an
+ * execution the template does not hold for (the reorder window may fill,
+ * the entry value is too late, a first fetch stall comes after an access)
+ * is block_steps's from its start. */
+static inline __attribute__((always_inline)) void lean_steps(struct dpmu_uarch *u,
+							     struct dpmu_ucore *c,
+							     struct dpmu_ublock *b,
+							     const uint64_t *addr, uint64_t next_pc,
+							     const bool entry, uint8_t e)
 {
 	if (b->line_shift != c->l1i.set.shift)
 		dpmu_ublock_replan(b, c->l1i.set.shift);
-	if (b->lean_type != c->type)
-		dpmu_ublock_lean_template(b, c);
 	const uint32_t n = b->n;
-	if (!b->lean_ok || c->rob_limit - c->dep_seq - 1 < n) {
-		run_block_clean(u, c, b, addr, next_pc);
-		return;
+	const uint64_t work0 = c->work_milli;
+	const struct dpmu_ureg ev = entry ? c->tm.reg[e] : (struct dpmu_ureg){0, 0, 0};
+	if (entry) {
+		if (b->entry_type != c->type || b->entry_reg != e)
+			dpmu_ublock_entry_template(b, c, e);
+		if (!b->entry_ok || c->rob_limit - c->dep_seq - 1 < n ||
+		    ev.ready - (work0 + 1000 * c->stall_cycles) > b->entry_thr) {
+			run_block_deps(u, c, b, addr, next_pc);
+			return;
+		}
+	} else {
+		if (b->lean_type != c->type)
+			dpmu_ublock_lean_template(b, c);
+		if (!b->lean_ok || c->rob_limit - c->dep_seq - 1 < n) {
+			run_block_clean(u, c, b, addr, next_pc);
+			return;
+		}
 	}
 	const uint32_t cpi = c->cpi_milli;
-	const uint64_t work0 = c->work_milli;
 	struct dpmu_insn *insn = b->insn;
+	/* a departure: built only then, so that the steps keep few values */
+	struct lean_depart dp;
+#define LEAN_DEPART(st_, where_, be_, bw_, fe_, t0_)                                          \
+	dp = (struct lean_depart){st_, where_, be_, bw_, fe_, work0, c->dep_seq, t0_,          \
+				  entry ? e : 0, ev.ready}
 	uint64_t fe = fetch_line(u, c, insn[0].pc);
 	if (fe) {
 		if (b->first_op) {
 			/* added after the access: block_steps's order */
-			const struct lean_depart dp = {b->step, LEAN_AT_ACCESS, 0, 0, fe, work0,
-						       c->dep_seq, work0 + 1000 * c->stall_cycles};
-			run_block_departed(u, c, b, addr, next_pc, &dp);
-			return;
+			LEAN_DEPART(b->step, LEAN_AT_ACCESS, 0, 0, fe, work0 + 1000 * c->stall_cycles);
+			goto depart;
 		}
 		front_stall(c, fe);
 	}
 	const uint64_t t0 = work0 + 1000 * c->stall_cycles;
 	const uint64_t work1 = work0 + cpi;
-	struct lean_depart dp;
 	for (const uint32_t *step = b->step; *step != STEP_END; step++) {
 		const uint32_t st = *step, i = st & STEP_INDEX, op = STEP_OP(st);
 		struct dpmu_insn *in = &insn[i];
@@ -894,7 +980,7 @@ static __attribute__((noinline)) void run_block_lean(struct dpmu_uarch *u, struc
 			c->work_milli = work0 + (uint64_t)i * cpi;
 			fe = fetch_line(u, c, in->pc);
 			if (fe) {
-				dp = (struct lean_depart){step, LEAN_AT_ACCESS, 0, 0, fe, work0, c->dep_seq, t0};
+				LEAN_DEPART(step, LEAN_AT_ACCESS, 0, 0, fe, t0);
 				goto depart;
 			}
 		}
@@ -904,21 +990,22 @@ static __attribute__((noinline)) void run_block_lean(struct dpmu_uarch *u, struc
 			in->addr = addr[i];
 			const uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
 			if (be) {
-				dp = (struct lean_depart){step, LEAN_AFTER_LOAD, be, bw, 0, work0, c->dep_seq, t0};
+				LEAN_DEPART(step, LEAN_AFTER_LOAD, be, bw, 0, t0);
 				goto depart;
 			}
 		} else if (op == STEP_STORE) {
 			in->addr = addr[i];
 			dpmu_mem_op(u, c, in, true, &bw, true, wi);
 			if (bw) {
-				dp = (struct lean_depart){step, LEAN_AFTER_STORE, 0, bw, 0, work0, c->dep_seq, t0};
+				LEAN_DEPART(step, LEAN_AFTER_STORE, 0, bw, 0, t0);
 				goto depart;
 			}
 		} else if (op != STEP_NONE && op != STEP_EXEC) {
-			dp = (struct lean_depart){step, LEAN_AT_ACCESS, 0, 0, 0, work0, c->dep_seq, t0};
+			LEAN_DEPART(step, LEAN_AT_ACCESS, 0, 0, 0, t0);
 			goto depart;
 		}
 	}
+#undef LEAN_DEPART
 	bool mispredicted = false;
 	uint64_t resolve = 0;
 	if (b->tail) {
@@ -943,14 +1030,35 @@ static __attribute__((noinline)) void run_block_lean(struct dpmu_uarch *u, struc
 	}
 	c->work_milli = work0 + (uint64_t)n * cpi;
 	c->dep_seq += n;
-	if (mispredicted)
+	if (entry && mispredicted)
+		entry_mispredicted(c, b, t0, ev.ready, resolve);
+	else if (entry)
+		entry_end(c, b, t0, &ev);
+	else if (mispredicted)
 		lean_mispredicted(c, b, t0, resolve);
 	else
 		lean_end(c, b, t0);
 	block_ran(u, c, b);
 	return;
 depart:
-	run_block_departed(u, c, b, addr, next_pc, &dp);
+	if (entry)
+		run_block_departed_deps(u, c, b, addr, next_pc, &dp);
+	else
+		run_block_departed(u, c, b, addr, next_pc, &dp);
+}
+
+static __attribute__((noinline)) void run_block_lean(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						      struct dpmu_ublock *b, const uint64_t *addr,
+						      uint64_t next_pc)
+{
+	lean_steps(u, c, b, addr, next_pc, false, 0);
+}
+
+static __attribute__((noinline)) void run_block_entry(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						       struct dpmu_ublock *b, const uint64_t *addr,
+						       uint64_t next_pc, uint8_t e)
+{
+	lean_steps(u, c, b, addr, next_pc, true, e);
 }
 
 /* An execution of b by the timing block_timing chose; `watch`, the
@@ -996,8 +1104,13 @@ block_go(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b, cons
 						   struct dpmu_ublock *b, const uint64_t *addr, \
 						   uint64_t next_pc)                            \
 	{                                                                                   \
-		const bool pend = pending_after_all(c, c->dep_pend & b->reads);            \
-		block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, pend));          \
+		const dpmu_u128 q = pending_of(c, c->dep_pend & b->reads);                 \
+		if (!watch && q && !(q & (q - 1)) && c->tm.window && b->dsum && !b->noload && \
+		    b->n <= c->tm.window) {                                                  \
+			run_block_entry(u, c, b, addr, next_pc, (uint8_t)u128_ctz(q));      \
+			return;                                                             \
+		}                                                                           \
+		block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, q != 0));        \
 	}
 BLOCK_SETTLE_VARIANT(run_block_settle, false)
 BLOCK_SETTLE_VARIANT(run_block_settle_w, true)

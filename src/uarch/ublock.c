@@ -160,7 +160,8 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 		calloc(1, sizeof *b + n * sizeof *b->imask + nd * sizeof *b->idep +
 				  nw * sizeof *b->wdep + n * sizeof *b->insn + nev * sizeof *b->ev +
 				  (n + 1) * sizeof *b->step +
-				  nd * sizeof *b->lean_load + nw * sizeof *b->left);
+				  nd * sizeof *b->lean_load + nw * sizeof *b->left +
+				  2 * (nd + nw) * sizeof *b->entry_a);
 	if (!b)
 		return dpmu_err_set(err, DPMU_ENOMEM, "out of memory for a block summary");
 	b->n = n;
@@ -228,6 +229,10 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 	b->step = (uint32_t *)(b->ev + nev);
 	b->lean_load = b->step + n + 1;
 	b->left = (struct dpmu_ulean_left *)(b->lean_load + nd);
+	b->entry_a = (uint32_t *)(b->left + nw);
+	b->entry_b = b->entry_a + nd;
+	b->went_a = b->entry_b + nd;
+	b->went_b = b->went_a + nw;
 	for (unsigned e = 0; e < DPMU_UEV_COUNT + DPMU_IEV_COUNT; e++)
 		if (tot[e])
 			b->ev[b->nev++] = (struct dpmu_ublock_ev){
@@ -408,3 +413,65 @@ __attribute__((noinline, cold)) void dpmu_ublock_lean_template(struct dpmu_ubloc
 	b->lean_type = c->type;
 }
 
+/* The same arithmetic with register e pending at entry, ready at T: a
+ * load's start is the latest of its dispatch slot, T (if it reads e's
+ * value) and the values of the loads it reads, each of the form
+ * max(t0 + a, T + b); it is ready an L1D latency later (dep_load_value of
+ * an L1D hit). A load that completes within rob_span of its dispatch takes
+ * no reorder-window entry (rob_push): for those after T, while T is at
+ * most entry_thr after t0. */
+__attribute__((noinline, cold)) void dpmu_ublock_entry_template(struct dpmu_ublock *b,
+							   const struct dpmu_ucore *c, uint8_t e)
+{
+	const uint64_t cpi = c->cpi_milli, l1 = c->tm.l1_milli, span = c->tm.rob_span;
+	const uint64_t none = UINT64_MAX;
+	const dpmu_u128 eb = reg_bit(e);
+	uint64_t a[DPMU_UDEP_MAX], bt[DPMU_UDEP_MAX];
+	bool ok = true;
+	uint64_t thr = UINT64_MAX;
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct dpmu_insn *in = &b->insn[i];
+		if (in->exec != DPMU_EX_SIMPLE)
+			ok = false; /* its value's fields follow its sources' */
+		if (in->kind != DPMU_INSN_LOAD)
+			continue;
+		const uint64_t slot = i * cpi;
+		uint64_t sa = slot, sb = b->idep[i].entry & eb ? 0 : none;
+		for (uint64_t l = b->idep[i].load; l; l &= l - 1) {
+			const unsigned j = (unsigned)__builtin_ctzll(l);
+			if (a[j] > sa)
+				sa = a[j];
+			if (bt[j] != none && (sb == none || bt[j] > sb))
+				sb = bt[j];
+		}
+		a[i] = sa + l1;
+		bt[i] = sb == none ? none : sb + l1;
+		ok &= a[i] - slot <= span && a[i] < DPMU_UENTRY_SELF;
+		if (bt[i] != none) {
+			ok &= bt[i] < DPMU_UENTRY_SELF && bt[i] <= span + slot;
+			if (bt[i] <= span + slot && span + slot - bt[i] < thr)
+				thr = span + slot - bt[i];
+		}
+		b->entry_a[i] = (uint32_t)a[i];
+		b->entry_b[i] = bt[i] == none ? DPMU_UENTRY_NONE : (uint32_t)bt[i];
+	}
+	for (uint32_t k = 0; ok && k < b->nw; k++) {
+		const struct dpmu_uwdep *w = &b->wdep[k];
+		uint64_t wa = none, wb = none;
+		for (uint64_t l = w->d.load; l; l &= l - 1) {
+			const unsigned j = (unsigned)__builtin_ctzll(l);
+			if (wa == none || a[j] > wa)
+				wa = a[j];
+			if (bt[j] != none && (wb == none || bt[j] > wb))
+				wb = bt[j];
+		}
+		b->went_a[k] = wa == none ? DPMU_UENTRY_NONE : (uint32_t)wa;
+		/* a value after T through a load is later than T itself */
+		b->went_b[k] = wb != none ? (uint32_t)wb
+				: w->d.entry & eb ? DPMU_UENTRY_SELF : DPMU_UENTRY_NONE;
+	}
+	b->entry_ok = ok;
+	b->entry_thr = thr;
+	b->entry_reg = e;
+	b->entry_type = c->type;
+}

@@ -133,7 +133,25 @@ struct dpmu_ublock {
 	uint32_t nleft;
 	struct dpmu_ulean_left *left;
 	dpmu_u128 left_mask;
+	/* The template of an execution that reads one register pending at
+	 * its entry, entry_reg (0: none yet), ready at T, for core type
+	 * entry_type, when every load hits the L1D and nothing stalls: the
+	 * value of load i is ready at max(t0 + entry_a[i], T + entry_b[i])
+	 * (DPMU_UENTRY_NONE: not after T), t0 the block's start; that of
+	 * wdep[k] likewise, from went_a[k] and went_b[k] (went_b[k]
+	 * DPMU_UENTRY_SELF: the entry value itself, if later; went_a[k]
+	 * DPMU_UENTRY_NONE: no load's). entry_ok: no load then takes a
+	 * reorder-window entry while T is at most entry_thr after t0; no
+	 * template for a block with an execution-latency instruction. */
+	const struct dpmu_core_type *entry_type;
+	uint8_t entry_reg;
+	bool entry_ok;
+	uint64_t entry_thr;
+	uint32_t *entry_a, *entry_b, *went_a, *went_b;
 };
+
+#define DPMU_UENTRY_NONE UINT32_MAX
+#define DPMU_UENTRY_SELF (UINT32_MAX - 1)
 
 /* A written value a clean execution may leave pending: register reg's,
  * ready w milli-cycles after the block's start (| DPMU_UREG_EXEC: a
@@ -156,5 +174,7 @@ void dpmu_ublock_detach(struct dpmu_ublock *b);
 void dpmu_ucore_fold_live(struct dpmu_ucore *c);
 /* b's clean template for c's core type (the block path's lean case). */
 void dpmu_ublock_lean_template(struct dpmu_ublock *b, const struct dpmu_ucore *c);
+/* b's template for c's core type with register e pending at entry. */
+void dpmu_ublock_entry_template(struct dpmu_ublock *b, const struct dpmu_ucore *c, uint8_t e);
 
 #endif

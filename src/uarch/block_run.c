@@ -207,7 +207,8 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 
 /* Of the registers p of c marked pending, those still pending; those
  * found ready by now are settled here. */
-static __attribute__((noinline)) dpmu_u128 pending_of(struct dpmu_ucore *c, dpmu_u128 p)
+static inline __attribute__((always_inline)) dpmu_u128 pending_of(struct dpmu_ucore *c,
+								   dpmu_u128 p)
 {
 	const uint64_t now = core_now(c, 0);
 	dpmu_u128 q = p;
@@ -451,12 +452,15 @@ static inline __attribute__((always_inline)) bool plain_gate(const struct dpmu_u
 }
 
 /* A plain block that reads nothing pending: each instruction takes a
- * dispatch slot, the tail's front stall (*fe) comes last. */
+ * dispatch slot, the tail's front stall (*fe) comes last; what it
+ * computes is ready (`settle`: some of it was marked pending). */
 static inline __attribute__((always_inline)) void
-plain_end(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_t *fe)
+plain_end(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_t *fe,
+	  const bool settle)
 {
 	const uint32_t n = b->n;
-	c->dep_pend &= ~b->computed;
+	if (settle)
+		c->dep_pend &= ~b->computed;
 	*fe = cond_tail(c, b, next_pc);
 	if (*fe)
 		front_stall(c, *fe);
@@ -473,7 +477,7 @@ plain_run(struct dpmu_ucore *c, struct dpmu_ublock *b, uint64_t next_pc, uint64_
 {
 	if (!plain_gate(c, b) || (c->dep_pend & b->reads))
 		return false;
-	plain_end(c, b, next_pc, fe);
+	plain_end(c, b, next_pc, fe, true);
 	return true;
 }
 
@@ -491,7 +495,7 @@ static __attribute__((noinline)) void run_plain_pending(struct dpmu_uarch *u,
 {
 	uint64_t fe;
 	if (!pending_of(c, c->dep_pend & b->reads)) {
-		plain_end(c, b, next_pc, &fe);
+		plain_end(c, b, next_pc, &fe, true);
 		return;
 	}
 	const uint32_t n = b->n;
@@ -534,12 +538,16 @@ static inline __attribute__((always_inline)) void run_block_unsampled(struct dpm
 		run_block_steps(u, c, b, addr, next_pc);
 		return;
 	}
+	uint64_t fe;
+	if (!(c->dep_pend & b->touch)) {
+		plain_end(c, b, next_pc, &fe, false);
+		return;
+	}
 	if (c->dep_pend & b->reads) {
 		run_plain_pending(u, c, b, addr, next_pc);
 		return;
 	}
-	uint64_t fe;
-	plain_end(c, b, next_pc, &fe);
+	plain_end(c, b, next_pc, &fe, true);
 }
 
 /* A block on a traced or sampling core (dpmu_uarch_run_block_on): the

@@ -220,6 +220,7 @@ int dpmu_ublock_create(const struct dpmu_insn *insns, uint32_t n, struct dpmu_ub
 			b->computed |= m.dst;
 		}
 	}
+	b->touch = b->reads | b->computed;
 	b->insn = (struct dpmu_insn *)(b->wdep + nw);
 	memcpy(b->insn, insns, n * sizeof *insns);
 	b->branch = insns[n - 1].kind == DPMU_INSN_BRANCH ? &b->insn[n - 1] : NULL;

@@ -102,8 +102,9 @@ struct dpmu_ublock {
 	 * an earlier load of the block wrote, or a load has no register
 	 * operands. An execution that reads nothing pending and has no walk
 	 * waits for nothing: the steps time it, and its computed values are
-	 * ready. */
-	dpmu_u128 reads, computed;
+	 * ready. touch: reads | computed (a plain block that touches nothing
+	 * pending leaves dep_pend as it is). */
+	dpmu_u128 reads, computed, touch;
 	struct dpmu_iregm *imask;
 	bool walk;
 	/* The dependence summary (timing.h), when dsum: idep[i], what

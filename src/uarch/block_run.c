@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uarch/retire.h"
-#include "uarch/ublock.h"
+#include "uarch/block_path.h"
 
 /* Sampling on the block path: where in a block the clock first reaches
  * wx_x, the clock after instruction i being what the per-instruction path
@@ -150,19 +149,6 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 		sampled_hooks(u, c, b, next_pc);
 }
 
-/* The class events of a whole execution of b on c wait for the delivery
- * (block_fold); the batch bound is checked as retired() does. */
-static inline void block_ran(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b)
-{
-	if (b->owner != c)
-		dpmu_ublock_adopt(c, b);
-	b->runs++;
-	/* retired() but INST_RETIRED, which is in the block's totals */
-	c->batch_left -= b->n;
-	if (!c->batch_left)
-		dpmu_uarch_flush_core(u, c->id);
-}
-
 /* A block with no delivery point inside whose instructions wait for one
  * another or for what is pending (needs_walk): each instruction timed as
  * the per-instruction path does, the class events and the summed access
@@ -238,7 +224,7 @@ static inline int block_timing(const struct dpmu_ucore *c, const struct dpmu_ubl
 		return RUN_WALK;
 	/* out of order, a block that reads nothing pending is clean: with
 	 * or without a load whose value the block reads, its template
-	 * (run_block_lean) times it while it keeps to it */
+	 * (dpmu_block_lean) times it while it keeps to it */
 	if (c->tm.window && b->dsum)
 		return pend ? RUN_DEPS : RUN_CLEAN;
 	/* in order, every instruction that waits is timed */
@@ -292,9 +278,8 @@ deps_end_loads(struct dpmu_ucore *c, const struct dpmu_ublock *b, const struct d
  * name the registers pending at entry (pend) too. Those few (most often
  * one) are copied first: the writes below change them, and each written
  * value then looks at them, not at every register it names. */
-static __attribute__((noinline)) void deps_end(struct dpmu_ucore *c, const struct dpmu_ublock *b,
-					       dpmu_u128 pend, const struct dpmu_ureg *lv,
-					       bool mispredicted, uint64_t resolve)
+void dpmu_block_deps_end(struct dpmu_ucore *c, const struct dpmu_ublock *b, dpmu_u128 pend,
+			 const struct dpmu_ureg *lv, bool mispredicted, uint64_t resolve)
 {
 	if (mispredicted)
 		dep_resolve(c, dep_latest(c, pend, &b->idep[b->n - 1], lv), resolve);
@@ -334,7 +319,7 @@ static inline __attribute__((always_inline)) void deps_end_noload(struct dpmu_uc
 								  dpmu_u128 pend0, dpmu_u128 q)
 {
 	if (q & (q - 1)) {
-		deps_end(c, b, pend0, NULL, false, 0); /* (no load: lv is not read) */
+		dpmu_block_deps_end(c, b, pend0, NULL, false, 0); /* (no load: lv is not read) */
 		return;
 	}
 	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
@@ -346,60 +331,6 @@ static inline __attribute__((always_inline)) void deps_end_noload(struct dpmu_uc
 					c->tm.reg[w->reg] = ev;
 					p |= w->bit;
 				}
-	}
-	c->dep_pend = p;
-}
-
-/* The values of b's loads before instruction `upto` of an execution that
- * started at t0 and kept to the template so far. */
-static __attribute__((noinline)) void lean_fill(const struct dpmu_ublock *b, struct dpmu_ureg *lv,
-						uint32_t upto, uint64_t t0)
-{
-	for (uint32_t i = 0; i < upto; i++)
-		if (insn_makes_value(&b->insn[i]))
-			lv[i] = (struct dpmu_ureg){
-				t0 + b->lean_load[i], 0,
-				b->insn[i].exec != DPMU_EX_SIMPLE ? DPMU_UREG_EXEC : 0};
-}
-
-/* The values of b's loads before instruction `upto` of an execution that
- * started at t0 with register e pending, ready at T, and kept to its entry
- * template so far. */
-static __attribute__((noinline)) void entry_fill(const struct dpmu_ublock *b, struct dpmu_ureg *lv,
-						 uint32_t upto, uint64_t t0, uint64_t T)
-{
-	for (uint32_t i = 0; i < upto; i++) {
-		if (b->insn[i].kind != DPMU_INSN_LOAD)
-			continue;
-		const uint64_t ra = t0 + b->entry_a[i];
-		const uint64_t rb = b->entry_b[i] == DPMU_UENTRY_NONE ? 0 : T + b->entry_b[i];
-		lv[i] = (struct dpmu_ureg){ra > rb ? ra : rb, 0, 0};
-	}
-}
-
-/* The end of an execution that kept to the template (deps_end_loads with
- * the values' times from it): only the values it may leave pending are
- * looked at (b->left); when it ends at its last dispatch slot, nothing
- * having stalled it, they all are. */
-static inline __attribute__((always_inline)) void lean_end(struct dpmu_ucore *c,
-							   const struct dpmu_ublock *b, uint64_t t0)
-{
-	const uint64_t now = core_now(c, 0);
-	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
-	const struct dpmu_ulean_left *l = b->left, *end = l + b->nleft;
-	if (now == t0 + (uint64_t)b->n * c->cpi_milli) {
-		for (; l < end; l++)
-			c->tm.reg[l->reg] = (struct dpmu_ureg){t0 + (l->w & ~DPMU_UREG_EXEC), 0,
-							       l->w & DPMU_UREG_EXEC};
-		c->dep_pend = p | b->left_mask;
-		return;
-	}
-	for (; l < end; l++) {
-		const uint64_t r = t0 + (l->w & ~DPMU_UREG_EXEC);
-		if (r <= now)
-			continue;
-		c->tm.reg[l->reg] = (struct dpmu_ureg){r, 0, l->w & DPMU_UREG_EXEC};
-		p |= reg_bit(l->reg);
 	}
 	c->dep_pend = p;
 }
@@ -418,22 +349,6 @@ static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
 							 struct dpmu_ucore *c,
 							 struct dpmu_ublock *b,
 							 const uint64_t *addr, uint64_t next_pc);
-
-/* A block's conditional tail, its outcome from next_pc: branch_op of a
- * conditional branch (dpmu_insn_branch_to) without the copy's writes;
- * returns its front-end stall. & and not &&: both sides are cheap, and a
- * branch costs more. */
-static inline __attribute__((always_inline)) uint64_t
-cond_tail(struct dpmu_ucore *c, const struct dpmu_ublock *b, uint64_t next_pc)
-{
-	uint32_t t = (next_pc != 0) & (next_pc != b->fall);
-	c->pend[DPMU_UEV_PC_WRITE_RETIRED] += t;
-	if (!dpmu_bpred_cond(&c->bp, b->tail_pc, t))
-		return 0;
-	IEV(c, BR_COND_MIS_PRED);
-	EV(c, BR_MIS_PRED);
-	return c->type->pipeline.mispredict_penalty;
-}
 
 /* Most blocks are plain (no steps, a conditional tail in the first line)
  * and run where the last fetch left off, owned by the core that runs
@@ -515,7 +430,7 @@ static __attribute__((noinline)) void run_plain_pending(struct dpmu_uarch *u,
 	c->work_milli = end;
 	c->dep_seq += n;
 	if (mispredicted)
-		deps_end(c, b, pend0, NULL, true, resolve);
+		dpmu_block_deps_end(c, b, pend0, NULL, true, resolve);
 	else
 		deps_end_noload(c, b, pend0, pend0 & b->win);
 	b->runs++;
@@ -607,22 +522,6 @@ static __attribute__((noinline)) void rob_steps(struct dpmu_ucore *c, uint64_t u
 	}
 }
 
-/* Where a clean execution that kept to its template (run_block_lean)
- * departed from it, for block_steps to go on from: at step *step, before
- * its access with `fe` of fetch stall (LEAN_AT_ACCESS), or after its load
- * (LEAN_AFTER_LOAD, `be` beyond the L1D) or its store (LEAN_AFTER_STORE,
- * `bw` of bandwidth wait); the execution's start: work0, seq0 and t0 (its
- * clock with the stalls). */
-enum { LEAN_AT_ACCESS, LEAN_AFTER_LOAD, LEAN_AFTER_STORE };
-struct lean_depart {
-	const uint32_t *step;
-	unsigned where;
-	uint32_t be, bw;
-	uint64_t fe, work0, seq0, t0;
-	uint8_t e;  /* the register pending at entry (entry template), or 0 */
-	uint64_t T; /* its ready time */
-};
-
 /* An execution of b on c by its steps. Without `deps` no instruction
  * waits (block_timing): only the loads' values matter, which nothing in
  * the block reads, and their place in the reorder window. With `deps`
@@ -674,9 +573,9 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		be = dp->be;
 		bw = dp->bw;
 		if (clean)
-			lean_fill(b, lv, i, dp->t0);
+			dpmu_block_lean_fill(b, lv, i, dp->t0);
 		else
-			entry_fill(b, lv, i, dp->t0, dp->T);
+			dpmu_block_entry_fill(b, lv, i, dp->t0, dp->T);
 		if (dp->where == LEAN_AFTER_LOAD)
 			goto after_load;
 		if (dp->where == LEAN_AFTER_STORE)
@@ -815,7 +714,7 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			deps_end_noload(c, b, pend0, pend0 & b->win);
 		else if (mispredicted || (!clean && (pend0 & b->win)))
 			/* (no load: the summary names no load's value) */
-			deps_end(c, b, pend0, noload ? NULL : lv, mispredicted, resolve);
+			dpmu_block_deps_end(c, b, pend0, noload ? NULL : lv, mispredicted, resolve);
 		else
 			deps_end_loads(c, b, lv);
 	} else
@@ -849,224 +748,32 @@ BLOCK_STEPS_VARIANT(run_block_deps_w,   true,  false, true,  false)
 BLOCK_STEPS_VARIANT(run_block_clean_w,  true,  true,  true,  false)
 BLOCK_STEPS_VARIANT(run_block_nodeps_w, false, false, true,  false)
 
+/* What block_lean.c goes back to when its template does not hold. */
+void dpmu_block_clean(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+		      const uint64_t *addr, uint64_t next_pc)
+{
+	run_block_clean(u, c, b, addr, next_pc);
+}
+
+void dpmu_block_deps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+		     const uint64_t *addr, uint64_t next_pc)
+{
+	run_block_deps(u, c, b, addr, next_pc);
+}
+
 /* An execution that departed from its template (lean_steps): clean, or
  * with a register pending at entry. */
-static __attribute__((noinline)) void run_block_departed(struct dpmu_uarch *u,
-							  struct dpmu_ucore *c,
-							  struct dpmu_ublock *b, const uint64_t *addr,
-							  uint64_t next_pc, const struct lean_depart *dp)
+void dpmu_block_departed(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			 const uint64_t *addr, uint64_t next_pc, const struct lean_depart *dp)
 {
 	block_steps(u, c, b, addr, next_pc, true, true, false, false, dp);
 }
 
-static __attribute__((noinline)) void run_block_departed_deps(struct dpmu_uarch *u,
-							       struct dpmu_ucore *c,
-							       struct dpmu_ublock *b,
-							       const uint64_t *addr, uint64_t next_pc,
-							       const struct lean_depart *dp)
+void dpmu_block_departed_deps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			      const uint64_t *addr, uint64_t next_pc,
+			      const struct lean_depart *dp)
 {
 	block_steps(u, c, b, addr, next_pc, true, false, false, false, dp);
-}
-
-/* The end of a clean execution that kept to its template but for its
- * mispredicted tail, resolving at `resolve` (block_steps's): when the
- * latest of the values its sources name is ready (dep_latest of the
- * template's values: no register pending at entry is read), then the
- * template's end. */
-static __attribute__((noinline)) void lean_mispredicted(struct dpmu_ucore *c,
-							 const struct dpmu_ublock *b, uint64_t t0,
-							 uint64_t resolve)
-{
-	struct dpmu_ureg v = c->tm.reg[0];
-	for (uint64_t l = b->idep[b->n - 1].load; l; l &= l - 1) {
-		const unsigned j = (unsigned)__builtin_ctzll(l);
-		const struct dpmu_ureg x = {t0 + b->lean_load[j], 0,
-					    b->insn[j].exec != DPMU_EX_SIMPLE ? DPMU_UREG_EXEC : 0};
-		if (ureg_later(&x, &v))
-			v = x;
-	}
-	dep_resolve(c, &v, resolve);
-	lean_end(c, b, t0);
-}
-
-/* The end of an execution that kept to its entry template (deps_end with
- * the values from it): ev, the value of the pending register at entry. */
-static inline __attribute__((always_inline)) void entry_end(struct dpmu_ucore *c,
-							    const struct dpmu_ublock *b, uint64_t t0,
-							    const struct dpmu_ureg *ev)
-{
-	const uint64_t now = core_now(c, 0), T = ev->ready;
-	dpmu_u128 p = c->dep_pend & ~(b->fixed | b->wmask);
-	for (uint32_t k = 0; k < b->nw; k++) {
-		const uint32_t wa = b->went_a[k], wb = b->went_b[k];
-		struct dpmu_ureg v = {wa == DPMU_UENTRY_NONE ? 0 : t0 + wa, 0, 0};
-		if (wb == DPMU_UENTRY_SELF) {
-			if (!ureg_later(&v, ev))
-				v = *ev;
-		} else if (wb != DPMU_UENTRY_NONE && T + wb > v.ready) {
-			v.ready = T + wb;
-		}
-		if (v.ready <= now)
-			continue;
-		const struct dpmu_uwdep *w = &b->wdep[k];
-		c->tm.reg[w->reg] = v;
-		p |= w->bit;
-	}
-	c->dep_pend = p;
-}
-
-/* The end of an execution that kept to its entry template but for its
- * mispredicted tail (block_steps's deps_end, the values from it). */
-static __attribute__((noinline)) void entry_mispredicted(struct dpmu_ucore *c,
-							  const struct dpmu_ublock *b, uint64_t t0,
-							  uint64_t T, uint64_t resolve)
-{
-	struct dpmu_ureg lv[DPMU_UDEP_MAX];
-	entry_fill(b, lv, b->n, t0, T);
-	deps_end(c, b, c->dep_pend, lv, true, resolve);
-}
-
-/* An execution by b's template: clean (RUN_CLEAN, dpmu_ublock_lean_template)
- * or, with `entry`, one that reads one register pending at its entry, e
- * (RUN_DEPS, dpmu_ublock_entry_template), while every load hits the L1D,
- * no store waits and no fetch stalls. Then its loads' values are the
- * template's, and its written values are looked at only at its end
- * (lean_end, entry_end). What departs from the template (a miss, a stall,
- * a step block_steps does for itself) goes on in run_block_departed; an
- * execution the template does not hold for (the reorder window may fill,
- * the entry value is too late, a first fetch stall comes after an access)
- * is block_steps's from its start. */
-static inline __attribute__((always_inline)) void lean_steps(struct dpmu_uarch *u,
-							     struct dpmu_ucore *c,
-							     struct dpmu_ublock *b,
-							     const uint64_t *addr, uint64_t next_pc,
-							     const bool entry, uint8_t e)
-{
-	if (b->line_shift != c->l1i.set.shift)
-		dpmu_ublock_replan(b, c->l1i.set.shift);
-	const uint32_t n = b->n;
-	const uint64_t work0 = c->work_milli;
-	const struct dpmu_ureg ev = entry ? c->tm.reg[e] : (struct dpmu_ureg){0, 0, 0};
-	if (entry) {
-		if (b->entry_type != c->type || b->entry_reg != e)
-			dpmu_ublock_entry_template(b, c, e);
-		if (!b->entry_ok || c->rob_limit - c->dep_seq - 1 < n ||
-		    ev.ready - (work0 + 1000 * c->stall_cycles) > b->entry_thr) {
-			run_block_deps(u, c, b, addr, next_pc);
-			return;
-		}
-	} else {
-		if (b->lean_type != c->type)
-			dpmu_ublock_lean_template(b, c);
-		if (!b->lean_ok || c->rob_limit - c->dep_seq - 1 < n) {
-			run_block_clean(u, c, b, addr, next_pc);
-			return;
-		}
-	}
-	const uint32_t cpi = c->cpi_milli;
-	struct dpmu_insn *insn = b->insn;
-	/* a departure: built only then, so that the steps keep few values */
-	struct lean_depart dp;
-#define LEAN_DEPART(st_, where_, be_, bw_, fe_, t0_)                                          \
-	dp = (struct lean_depart){st_, where_, be_, bw_, fe_, work0, c->dep_seq, t0_,          \
-				  entry ? e : 0, ev.ready}
-	uint64_t fe = fetch_line(u, c, insn[0].pc);
-	if (fe) {
-		if (b->first_op) {
-			/* added after the access: block_steps's order */
-			LEAN_DEPART(b->step, LEAN_AT_ACCESS, 0, 0, fe, work0 + 1000 * c->stall_cycles);
-			goto depart;
-		}
-		front_stall(c, fe);
-	}
-	const uint64_t t0 = work0 + 1000 * c->stall_cycles;
-	const uint64_t work1 = work0 + cpi;
-	for (const uint32_t *step = b->step; *step != STEP_END; step++) {
-		const uint32_t st = *step, i = st & STEP_INDEX, op = STEP_OP(st);
-		struct dpmu_insn *in = &insn[i];
-		if (st & STEP_FETCH) {
-			c->work_milli = work0 + (uint64_t)i * cpi;
-			fe = fetch_line(u, c, in->pc);
-			if (fe) {
-				LEAN_DEPART(step, LEAN_AT_ACCESS, 0, 0, fe, t0);
-				goto depart;
-			}
-		}
-		const uint64_t wi = work1 + (uint64_t)i * cpi;
-		uint32_t bw = 0;
-		if (op == STEP_LOAD) {
-			in->addr = addr[i];
-			const uint32_t be = dpmu_mem_op(u, c, in, false, &bw, true, wi);
-			if (be) {
-				LEAN_DEPART(step, LEAN_AFTER_LOAD, be, bw, 0, t0);
-				goto depart;
-			}
-		} else if (op == STEP_STORE) {
-			in->addr = addr[i];
-			dpmu_mem_op(u, c, in, true, &bw, true, wi);
-			if (bw) {
-				LEAN_DEPART(step, LEAN_AFTER_STORE, 0, bw, 0, t0);
-				goto depart;
-			}
-		} else if (op != STEP_NONE && op != STEP_EXEC) {
-			LEAN_DEPART(step, LEAN_AT_ACCESS, 0, 0, 0, t0);
-			goto depart;
-		}
-	}
-#undef LEAN_DEPART
-	bool mispredicted = false;
-	uint64_t resolve = 0;
-	if (b->tail) {
-		fe = 0;
-		if (b->tail & TAIL_FETCH) {
-			c->work_milli = work0 + (uint64_t)(n - 1) * cpi;
-			fe = fetch_line(u, c, b->tail_pc);
-		}
-		const uint64_t mp = c->pend[DPMU_UEV_BR_MIS_PRED], fe0 = fe;
-		if (b->tail & TAIL_COND) {
-			fe += cond_tail(c, b, next_pc);
-		} else {
-			struct dpmu_insn *t = &insn[n - 1];
-			dpmu_insn_branch_to(t, next_pc);
-			fe += branch_op(c, t);
-		}
-		mispredicted = c->pend[DPMU_UEV_BR_MIS_PRED] != mp;
-		if (mispredicted)
-			resolve = work0 + (uint64_t)n * cpi + 1000 * (c->stall_cycles + fe0);
-		if (fe)
-			front_stall(c, fe);
-	}
-	c->work_milli = work0 + (uint64_t)n * cpi;
-	c->dep_seq += n;
-	if (entry && mispredicted)
-		entry_mispredicted(c, b, t0, ev.ready, resolve);
-	else if (entry)
-		entry_end(c, b, t0, &ev);
-	else if (mispredicted)
-		lean_mispredicted(c, b, t0, resolve);
-	else
-		lean_end(c, b, t0);
-	block_ran(u, c, b);
-	return;
-depart:
-	if (entry)
-		run_block_departed_deps(u, c, b, addr, next_pc, &dp);
-	else
-		run_block_departed(u, c, b, addr, next_pc, &dp);
-}
-
-static __attribute__((noinline)) void run_block_lean(struct dpmu_uarch *u, struct dpmu_ucore *c,
-						      struct dpmu_ublock *b, const uint64_t *addr,
-						      uint64_t next_pc)
-{
-	lean_steps(u, c, b, addr, next_pc, false, 0);
-}
-
-static __attribute__((noinline)) void run_block_entry(struct dpmu_uarch *u, struct dpmu_ucore *c,
-						       struct dpmu_ublock *b, const uint64_t *addr,
-						       uint64_t next_pc, uint8_t e)
-{
-	lean_steps(u, c, b, addr, next_pc, true, e);
 }
 
 /* An execution of b by the timing block_timing chose; `watch`, the
@@ -1093,7 +800,7 @@ block_go(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b, cons
 		if (watch)
 			run_block_clean_w(u, c, b, addr, next_pc);
 		else
-			run_block_lean(u, c, b, addr, next_pc);
+			dpmu_block_lean(u, c, b, addr, next_pc);
 		return;
 	default:
 		if (watch)
@@ -1115,7 +822,7 @@ block_go(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b, cons
 		const dpmu_u128 q = pending_of(c, c->dep_pend & b->reads);                 \
 		if (!watch && q && !(q & (q - 1)) && c->tm.window && b->dsum && !b->noload && \
 		    b->n <= c->tm.window) {                                                  \
-			run_block_entry(u, c, b, addr, next_pc, (uint8_t)u128_ctz(q));      \
+			dpmu_block_entry(u, c, b, addr, next_pc, (uint8_t)u128_ctz(q));      \
 			return;                                                             \
 		}                                                                           \
 		block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, q != 0));        \

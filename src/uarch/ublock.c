@@ -428,13 +428,15 @@ __attribute__((noinline, cold)) void dpmu_ublock_entry_template(struct dpmu_ublo
 	const uint64_t none = UINT64_MAX;
 	const dpmu_u128 eb = reg_bit(e);
 	uint64_t a[DPMU_UDEP_MAX], bt[DPMU_UDEP_MAX];
-	bool ok = true;
+	/* none with an execution latency (its value's fields follow its
+	 * sources'); an L1D latency, so that a value after T through a load
+	 * is later than T itself */
+	bool ok = l1 > 0;
+	for (uint32_t i = 0; i < b->n; i++)
+		ok &= b->insn[i].exec == DPMU_EX_SIMPLE;
 	uint64_t thr = UINT64_MAX;
-	for (uint32_t i = 0; i < b->n; i++) {
-		const struct dpmu_insn *in = &b->insn[i];
-		if (in->exec != DPMU_EX_SIMPLE)
-			ok = false; /* its value's fields follow its sources' */
-		if (in->kind != DPMU_INSN_LOAD)
+	for (uint32_t i = 0; ok && i < b->n; i++) {
+		if (b->insn[i].kind != DPMU_INSN_LOAD)
 			continue;
 		const uint64_t slot = i * cpi;
 		uint64_t sa = slot, sb = b->idep[i].entry & eb ? 0 : none;
@@ -467,7 +469,6 @@ __attribute__((noinline, cold)) void dpmu_ublock_entry_template(struct dpmu_ublo
 				wb = bt[j];
 		}
 		b->went_a[k] = wa == none ? DPMU_UENTRY_NONE : (uint32_t)wa;
-		/* a value after T through a load is later than T itself */
 		b->went_b[k] = wb != none ? (uint32_t)wb
 				: w->d.entry & eb ? DPMU_UENTRY_SELF : DPMU_UENTRY_NONE;
 	}

@@ -100,9 +100,11 @@ struct dpmu_ublock {
 	 * those it leaves written by other instructions than loads; each
 	 * instruction's registers (imask). walk: an instruction reads what
 	 * an earlier load of the block wrote, or a load has no register
-	 * operands. An execution that reads nothing pending and has no walk
-	 * waits for nothing: the steps time it, and its computed values are
-	 * ready. touch: reads | computed (a plain block that touches nothing
+	 * operands. In order (no reorder window), an execution that reads
+	 * nothing pending and has no walk waits for nothing: the steps time
+	 * it, and its computed values are ready; out of order such an
+	 * execution takes the clean template whatever walk is (block_timing
+	 * in block_run.c). touch: reads | computed (a plain block that touches nothing
 	 * pending leaves dep_pend as it is). */
 	dpmu_u128 reads, computed, touch;
 	struct dpmu_iregm *imask;

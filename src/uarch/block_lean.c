@@ -122,6 +122,26 @@ static __attribute__((noinline)) void entry_mispredicted(struct dpmu_ucore *c,
 	dpmu_block_deps_end(c, b, c->dep_pend, lv, true, resolve);
 }
 
+/* Sampling (run_block_sampled) after an execution that kept to its
+ * template: its instructions took a dispatch slot each from t0 on, and
+ * its last ends on the block's clock (its tail's stall too). The first
+ * whose clock reaches wx_x is what block_steps's looks find
+ * (watch_hit_at), from the same clocks. */
+static inline __attribute__((always_inline)) void lean_watch(struct dpmu_ucore *c, uint32_t n,
+							     uint64_t t0, uint32_t cpi)
+{
+	const uint64_t x = c->wx_x;
+	if (__builtin_expect(c->work_milli + 1000 * c->stall_cycles < x, 1))
+		return;
+	uint64_t j = n - 1;
+	/* instruction k < n - 1 ends at t0 + (k + 1) x cpi: the first there */
+	if (t0 + (uint64_t)(n - 1) * cpi >= x)
+		j = x > t0 ? (x - t0 + cpi - 1) / cpi - 1 : 0;
+	c->wx_hit = true;
+	c->wx_j = (uint32_t)j;
+	c->wx_x = UINT64_MAX;
+}
+
 /* An execution by b's template: clean (RUN_CLEAN, dpmu_ublock_lean_template)
  * or, with `entry`, one that reads one register pending at its entry, e
  * (RUN_DEPS, dpmu_ublock_entry_template), while every load hits the L1D,
@@ -136,7 +156,8 @@ static inline __attribute__((always_inline)) void lean_steps(struct dpmu_uarch *
 							     struct dpmu_ucore *c,
 							     struct dpmu_ublock *b,
 							     const uint64_t *addr, uint64_t next_pc,
-							     const bool entry, uint8_t e)
+							     const bool entry, uint8_t e,
+							     const bool watch)
 {
 	if (b->line_shift != c->l1i.set.shift)
 		dpmu_ublock_replan(b, c->l1i.set.shift);
@@ -148,14 +169,14 @@ static inline __attribute__((always_inline)) void lean_steps(struct dpmu_uarch *
 			dpmu_ublock_entry_template(b, c, e);
 		if (!b->entry_ok || c->rob_limit - c->dep_seq - 1 < n ||
 		    ev.ready - (work0 + 1000 * c->stall_cycles) > b->entry_thr) {
-			dpmu_block_deps(u, c, b, addr, next_pc);
+			dpmu_block_deps(u, c, b, addr, next_pc, watch);
 			return;
 		}
 	} else {
 		if (b->lean_type != c->type)
 			dpmu_ublock_lean_template(b, c);
 		if (!b->lean_ok || c->rob_limit - c->dep_seq - 1 < n) {
-			dpmu_block_clean(u, c, b, addr, next_pc);
+			dpmu_block_clean(u, c, b, addr, next_pc, watch);
 			return;
 		}
 	}
@@ -242,24 +263,40 @@ static inline __attribute__((always_inline)) void lean_steps(struct dpmu_uarch *
 		lean_mispredicted(c, b, t0, resolve);
 	else
 		lean_end(c, b, t0);
+	if (watch)
+		lean_watch(c, n, t0, cpi);
 	block_ran(u, c, b);
+	if (watch && (c->wx_hit || b->tail_hook))
+		dpmu_block_sampled_hooks(u, c, b, next_pc);
 	return;
 depart:
 	if (entry)
-		dpmu_block_departed_deps(u, c, b, addr, next_pc, &dp);
+		dpmu_block_departed_deps(u, c, b, addr, next_pc, &dp, watch);
 	else
-		dpmu_block_departed(u, c, b, addr, next_pc, &dp);
+		dpmu_block_departed(u, c, b, addr, next_pc, &dp, watch);
 }
 
 void dpmu_block_lean(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		     const uint64_t *addr, uint64_t next_pc)
 {
-	lean_steps(u, c, b, addr, next_pc, false, 0);
+	lean_steps(u, c, b, addr, next_pc, false, 0, false);
 }
 
 void dpmu_block_entry(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		      const uint64_t *addr, uint64_t next_pc, uint8_t e)
 {
-	lean_steps(u, c, b, addr, next_pc, true, e);
+	lean_steps(u, c, b, addr, next_pc, true, e, false);
+}
+
+void dpmu_block_lean_watched(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			     const uint64_t *addr, uint64_t next_pc)
+{
+	lean_steps(u, c, b, addr, next_pc, false, 0, true);
+}
+
+void dpmu_block_entry_watched(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			      const uint64_t *addr, uint64_t next_pc, uint8_t e)
+{
+	lean_steps(u, c, b, addr, next_pc, true, e, true);
 }
 

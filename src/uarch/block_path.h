@@ -56,26 +56,36 @@ struct lean_depart {
 
 /* block_run.c: the steps (block_steps) of a clean execution, of one with
  * registers pending at entry, and each from where it departed from its
- * template; deps_end (a RUN_DEPS execution's end). */
+ * template, with sampling's looks at the clock when `watch`; deps_end (a
+ * RUN_DEPS execution's end); the hooks at a sampled block's end (the
+ * overflow found in it, the call or return it ended with). */
 void dpmu_block_clean(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-		      const uint64_t *addr, uint64_t next_pc);
+		      const uint64_t *addr, uint64_t next_pc, bool watch);
 void dpmu_block_deps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-		     const uint64_t *addr, uint64_t next_pc);
+		     const uint64_t *addr, uint64_t next_pc, bool watch);
 void dpmu_block_departed(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-			 const uint64_t *addr, uint64_t next_pc, const struct lean_depart *dp);
+			 const uint64_t *addr, uint64_t next_pc, const struct lean_depart *dp,
+			 bool watch);
 void dpmu_block_departed_deps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			      const uint64_t *addr, uint64_t next_pc,
-			      const struct lean_depart *dp);
+			      const struct lean_depart *dp, bool watch);
+__attribute__((cold)) void dpmu_block_sampled_hooks(struct dpmu_uarch *u, struct dpmu_ucore *c,
+						    struct dpmu_ublock *b, uint64_t next_pc);
 void dpmu_block_deps_end(struct dpmu_ucore *c, const struct dpmu_ublock *b, dpmu_u128 pend,
 			 const struct dpmu_ureg *lv, bool mispredicted, uint64_t resolve);
 
 /* block_lean.c: an execution by b's clean template, or by its entry
- * template with register e pending (lean_steps); the values a departed
- * execution's loads had by the template, before instruction upto. */
+ * template with register e pending (lean_steps), each also with sampling's
+ * look for the overflow (_watched: run_block_sampled's); the values a
+ * departed execution's loads had by the template, before instruction upto. */
 void dpmu_block_lean(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		     const uint64_t *addr, uint64_t next_pc);
 void dpmu_block_entry(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		      const uint64_t *addr, uint64_t next_pc, uint8_t e);
+void dpmu_block_lean_watched(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			     const uint64_t *addr, uint64_t next_pc);
+void dpmu_block_entry_watched(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			      const uint64_t *addr, uint64_t next_pc, uint8_t e);
 void dpmu_block_lean_fill(const struct dpmu_ublock *b, struct dpmu_ureg *lv, uint32_t upto,
 			  uint64_t t0);
 void dpmu_block_entry_fill(const struct dpmu_ublock *b, struct dpmu_ureg *lv, uint32_t upto,

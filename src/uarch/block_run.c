@@ -111,8 +111,8 @@ static __attribute__((noinline)) uint64_t step_rare(struct dpmu_uarch *u, struct
 /* The end of a sampled block (run_block_sampled): the overflow found in
  * it, then the call or return it ended with. wx_x is the counters' again
  * (the sample's tick re-arms it anyway). */
-static __attribute__((noinline, cold)) void sampled_hooks(struct dpmu_uarch *u, struct dpmu_ucore *c,
-						     struct dpmu_ublock *b, uint64_t next_pc)
+void dpmu_block_sampled_hooks(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
+			      uint64_t next_pc)
 {
 	if (c->wx_hit) {
 		c->wx_hit = false;
@@ -146,7 +146,7 @@ static __attribute__((noinline)) void run_block_split(struct dpmu_uarch *u, stru
 		lo = hi;
 	}
 	if (c->sample_on && (c->wx_hit || b->tail_hook))
-		sampled_hooks(u, c, b, next_pc);
+		dpmu_block_sampled_hooks(u, c, b, next_pc);
 }
 
 /* A block with no delivery point inside whose instructions wait for one
@@ -188,7 +188,7 @@ static __attribute__((noinline)) void run_block_walk(struct dpmu_uarch *u, struc
 	}
 	block_ran(u, c, b);
 	if (c->sample_on && (c->wx_hit || b->tail_hook))
-		sampled_hooks(u, c, b, next_pc);
+		dpmu_block_sampled_hooks(u, c, b, next_pc);
 }
 
 /* Of the registers p of c marked pending, those still pending; those
@@ -572,6 +572,9 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		fe = dp->fe;
 		be = dp->be;
 		bw = dp->bw;
+		/* the looks before the departure each saw t0: what they
+		 * would have found, the next look finds (watch_hit_at) */
+		look = (struct wlook){dp->t0, UINT32_MAX};
 		if (clean)
 			dpmu_block_lean_fill(b, lv, i, dp->t0);
 		else
@@ -724,7 +727,7 @@ block_steps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 		watch_at(c, lk, n - 1, core_clk(c) - (uint64_t)n * cpi, cpi);
 	block_ran(u, c, b);
 	if (watch && (c->wx_hit || b->tail_hook))
-		sampled_hooks(u, c, b, next_pc);
+		dpmu_block_sampled_hooks(u, c, b, next_pc);
 }
 
 /* block_steps's variants, each its own function (their callers keep no
@@ -746,34 +749,48 @@ BLOCK_STEPS_VARIANT(run_block_noload,   true,  false, false, true)
 BLOCK_STEPS_VARIANT(run_block_nodeps,   false, false, false, false)
 BLOCK_STEPS_VARIANT(run_block_deps_w,   true,  false, true,  false)
 BLOCK_STEPS_VARIANT(run_block_clean_w,  true,  true,  true,  false)
+BLOCK_STEPS_VARIANT(run_block_noload_w, true,  false, true,  true)
 BLOCK_STEPS_VARIANT(run_block_nodeps_w, false, false, true,  false)
 
 /* What block_lean.c goes back to when its template does not hold. */
 void dpmu_block_clean(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-		      const uint64_t *addr, uint64_t next_pc)
+		      const uint64_t *addr, uint64_t next_pc, bool watch)
 {
-	run_block_clean(u, c, b, addr, next_pc);
+	if (watch)
+		run_block_clean_w(u, c, b, addr, next_pc);
+	else
+		run_block_clean(u, c, b, addr, next_pc);
 }
 
 void dpmu_block_deps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-		     const uint64_t *addr, uint64_t next_pc)
+		     const uint64_t *addr, uint64_t next_pc, bool watch)
 {
-	run_block_deps(u, c, b, addr, next_pc);
+	if (watch)
+		run_block_deps_w(u, c, b, addr, next_pc);
+	else
+		run_block_deps(u, c, b, addr, next_pc);
 }
 
 /* An execution that departed from its template (lean_steps): clean, or
  * with a register pending at entry. */
 void dpmu_block_departed(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
-			 const uint64_t *addr, uint64_t next_pc, const struct lean_depart *dp)
+			 const uint64_t *addr, uint64_t next_pc, const struct lean_depart *dp,
+			 bool watch)
 {
-	block_steps(u, c, b, addr, next_pc, true, true, false, false, dp);
+	if (watch)
+		block_steps(u, c, b, addr, next_pc, true, true, true, false, dp);
+	else
+		block_steps(u, c, b, addr, next_pc, true, true, false, false, dp);
 }
 
 void dpmu_block_departed_deps(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b,
 			      const uint64_t *addr, uint64_t next_pc,
-			      const struct lean_depart *dp)
+			      const struct lean_depart *dp, bool watch)
 {
-	block_steps(u, c, b, addr, next_pc, true, false, false, false, dp);
+	if (watch)
+		block_steps(u, c, b, addr, next_pc, true, false, true, false, dp);
+	else
+		block_steps(u, c, b, addr, next_pc, true, false, false, false, dp);
 }
 
 /* An execution of b by the timing block_timing chose; `watch`, the
@@ -789,16 +806,20 @@ block_go(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b, cons
 		run_block_walk(u, c, b, addr, next_pc);
 		return;
 	case RUN_DEPS:
-		if (watch)
+		if (b->noload && c->dep_seq + b->n < c->rob_limit) {
+			if (watch)
+				run_block_noload_w(u, c, b, addr, next_pc);
+			else
+				run_block_noload(u, c, b, addr, next_pc);
+		} else if (watch) {
 			run_block_deps_w(u, c, b, addr, next_pc);
-		else if (b->noload && c->dep_seq + b->n < c->rob_limit)
-			run_block_noload(u, c, b, addr, next_pc);
-		else
+		} else {
 			run_block_deps(u, c, b, addr, next_pc);
+		}
 		return;
 	case RUN_CLEAN:
 		if (watch)
-			run_block_clean_w(u, c, b, addr, next_pc);
+			dpmu_block_lean_watched(u, c, b, addr, next_pc);
 		else
 			dpmu_block_lean(u, c, b, addr, next_pc);
 		return;
@@ -820,9 +841,13 @@ block_go(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b, cons
 						   uint64_t next_pc)                            \
 	{                                                                                   \
 		const dpmu_u128 q = pending_of(c, c->dep_pend & b->reads);                 \
-		if (!watch && q && !(q & (q - 1)) && c->tm.window && b->dsum && !b->noload && \
+		if (q && !(q & (q - 1)) && c->tm.window && b->dsum && !b->noload &&        \
 		    b->n <= c->tm.window) {                                                  \
-			dpmu_block_entry(u, c, b, addr, next_pc, (uint8_t)u128_ctz(q));      \
+			if (watch)                                                          \
+				dpmu_block_entry_watched(u, c, b, addr, next_pc,            \
+							 (uint8_t)u128_ctz(q));             \
+			else                                                                \
+				dpmu_block_entry(u, c, b, addr, next_pc, (uint8_t)u128_ctz(q)); \
 			return;                                                             \
 		}                                                                           \
 		block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, q != 0));        \
@@ -872,11 +897,11 @@ static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
 			uint64_t j = x > clk0 ? (x - clk0 + cpi - 1) / cpi : 0;
 			c->wx_hit = true;
 			c->wx_j = j < n - 1 ? (uint32_t)j : n - 1;
-			sampled_hooks(u, c, b, next_pc);
+			dpmu_block_sampled_hooks(u, c, b, next_pc);
 		}
 		return;
 	}
-	/* each path runs the hooks at its end (sampled_hooks) */
+	/* each path runs the hooks at its end (dpmu_block_sampled_hooks) */
 	block_dispatch(u, c, b, addr, next_pc, true);
 }
 

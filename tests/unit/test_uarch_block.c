@@ -727,7 +727,6 @@ static void core_handle_only_for_cores_of_the_engine(void **state)
 #define S_PMOVSCLR DPMU_SYSREG(3, 3, 9, 12, 3)
 #define S_PMINTENSET DPMU_SYSREG(3, 0, 9, 14, 1)
 #define S_PMCCNTR DPMU_SYSREG(3, 3, 9, 13, 0)
-#define SAMPLE_PERIOD 4000u
 #define MAX_SAMPLES 4096u
 
 struct sampled {
@@ -736,15 +735,16 @@ struct sampled {
 	uint64_t pc[MAX_SAMPLES];
 	unsigned n;
 	unsigned calls; /* the branch hook: calls and register branches */
+	uint32_t period; /* cycles between samples */
 };
 
 
-/* The cycle counter, 64-bit, interrupting SAMPLE_PERIOD cycles on. */
-static void s_arm(struct fx *f, unsigned core)
+/* The cycle counter, 64-bit, interrupting `period` cycles on. */
+static void s_arm(struct fx *f, unsigned core, uint32_t period)
 {
 	wr(f, core, S_PMCR, 1 | 2 | 4 | (1u << 6)); /* E, P, C, LC */
 	wr(f, core, S_PMCNTENSET, 1u << 31);
-	wr(f, core, S_PMCCNTR, 0 - (uint64_t)SAMPLE_PERIOD);
+	wr(f, core, S_PMCCNTR, 0 - (uint64_t)period);
 	wr(f, core, S_PMINTENSET, 1u << 31);
 }
 
@@ -755,11 +755,11 @@ static void s_take(struct sampled *x, uint64_t pc)
 	dpmu_uarch_flush_core(x->f->u, x->core);
 	uint64_t v = rd(x->f, x->core, S_PMCCNTR);
 	/* it wrapped, less than a period ago (the rest of a block at most) */
-	if (v >= SAMPLE_PERIOD)
+	if (v >= x->period)
 		fail_msg("cpu%u: the cycle counter at %llu after its overflow", x->core,
 			 (unsigned long long)v);
 	wr(x->f, x->core, S_PMOVSCLR, 1u << 31);
-	wr(x->f, x->core, S_PMCCNTR, v - SAMPLE_PERIOD);
+	wr(x->f, x->core, S_PMCCNTR, v - x->period);
 	if (x->n < MAX_SAMPLES)
 		x->pc[x->n++] = pc;
 }
@@ -784,7 +784,9 @@ static void s_branch(void *ctx, unsigned core, const struct dpmu_insn *in, uint6
  * retiring one at a time with the watch: the overflow is where the
  * per-instruction path has it, in every kind of block, on both core
  * types (out of order and in order), with delivery points inside blocks
- * too. */
+ * too, and with data that misses (4 MiB), mostly hits the L1D (16 KiB:
+ * executions that keep to their templates) or hits the L2 (256 KiB: ones
+ * that depart from them at a miss). */
 static void sampled_blocks_overflow_where_one_by_one_does(void **state)
 {
 	(void)state;
@@ -799,25 +801,32 @@ static void sampled_blocks_overflow_where_one_by_one_does(void **state)
 	const unsigned cores[] = {0, 4}; /* Cortex-A75, Cortex-A55 */
 	/* batch 5: delivery points inside blocks (the split path) */
 	const unsigned batches[] = {DPMU_UARCH_BATCH_DEFAULT, 5};
-	for (unsigned ci = 0; ci < 4; ci++) {
-		unsigned core = cores[ci % 2], batch = batches[ci / 2];
+	const uint32_t reaches[] = {4u << 20, 16u << 10, 256u << 10};
+	for (unsigned ci = 0; ci < 12; ci++) {
+		unsigned core = cores[ci % 2], batch = batches[ci / 2 % 2];
+		uint32_t reach = reaches[ci / 4];
 		memset(&a, 0, sizeof a);
 		memset(&b, 0, sizeof b);
 		a.f = start(batch);
 		b.f = start(batch);
 		a.core = b.core = core;
-		s_arm(a.f, core);
-		s_arm(b.f, core);
+		/* a period longer than any block (one that misses to DRAM
+		 * and walks the page tables); where the loads hit, more runs
+		 * for about as many samples */
+		a.period = b.period = 4000;
+		const unsigned runs = reach > (1u << 20) ? RUNS / 4 : 2 * RUNS;
+		s_arm(a.f, core, a.period);
+		s_arm(b.f, core, b.period);
 		static const struct dpmu_uarch_sample_hooks hooks = {s_overflow, s_branch};
 		dpmu_uarch_set_sample_hooks(b.f->u, &hooks, &b);
 		assert_true(dpmu_uarch_watch_arm(b.f->u, core));
 		unsigned cur = 0, nbranch = 0;
-		for (unsigned r = 0; r < RUNS / 4; r++) {
+		for (unsigned r = 0; r < runs; r++) {
 			struct blk *bk = &blocks[cur];
 			unsigned nx = (unsigned)(next() % NBLOCKS);
 			uint64_t addr[MAXLEN] = {0};
 			struct dpmu_insn in[MAXLEN];
-			uint64_t to = execution(bk, &blocks[nx], 4u << 20, in, addr);
+			uint64_t to = execution(bk, &blocks[nx], reach, in, addr);
 			struct dpmu_insn *last = &in[bk->n - 1];
 			nbranch += last->br_kind == DPMU_BR_CALL || (last->flags & DPMU_IC_REG_BRANCH);
 			for (size_t done = 0; done < bk->n;) {
@@ -829,14 +838,15 @@ static void sampled_blocks_overflow_where_one_by_one_does(void **state)
 			dpmu_uarch_run_block(b.f->u, core, bk->sum, addr, to);
 			cur = nx;
 		}
-		print_message("cpu%u, batch %u: %u samples one by one, %u on the block path\n", core,
-			      batch, a.n, b.n);
+		print_message("cpu%u, batch %u, %u KiB: %u samples one by one, %u on the block path\n",
+			      core, batch, reach >> 10, a.n, b.n);
 		assert_true(a.n > 100);
 		assert_int_equal(a.n, b.n);
 		for (unsigned i = 0; i < a.n; i++)
 			if (a.pc[i] != b.pc[i])
-				fail_msg("cpu%u sample %u: at 0x%llx one by one, 0x%llx on the block path", core,
-					 i, (unsigned long long)a.pc[i], (unsigned long long)b.pc[i]);
+				fail_msg("cpu%u, %u KiB, sample %u: at 0x%llx one by one, 0x%llx on the block path",
+					 core, reach >> 10, i, (unsigned long long)a.pc[i],
+					 (unsigned long long)b.pc[i]);
 		assert_int_equal(b.calls, nbranch);
 		assert_int_equal(dpmu_uarch_core_cycles(a.f->u, core), dpmu_uarch_core_cycles(b.f->u, core));
 		fx_free(a.f);

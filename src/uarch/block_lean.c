@@ -159,12 +159,12 @@ static inline __attribute__((always_inline)) void lean_steps(struct dpmu_uarch *
 							     const bool entry, uint8_t e,
 							     const bool watch)
 {
-	if (b->line_shift != c->l1i.set.shift)
-		dpmu_ublock_replan(b, c->l1i.set.shift);
 	const uint32_t n = b->n;
 	const uint64_t work0 = c->work_milli;
 	const struct dpmu_ureg ev = entry ? c->tm.reg[e] : (struct dpmu_ureg){0, 0, 0};
 	if (entry) {
+		if (b->line_shift != c->l1i.set.shift)
+			dpmu_ublock_replan(b, c->l1i.set.shift);
 		if (b->entry_type != c->type || b->entry_reg != e)
 			dpmu_ublock_entry_template(b, c, e);
 		if (!b->entry_ok || c->rob_limit - c->dep_seq - 1 < n ||
@@ -173,9 +173,15 @@ static inline __attribute__((always_inline)) void lean_steps(struct dpmu_uarch *
 			return;
 		}
 	} else {
-		if (b->lean_type != c->type)
-			dpmu_ublock_lean_template(b, c);
-		if (!b->lean_ok || c->rob_limit - c->dep_seq - 1 < n) {
+		if (b->lean_key != c->lean_key) {
+			/* (the caller's block_timing said RUN_CLEAN) */
+			if (b->line_shift != c->l1i.set.shift)
+				dpmu_ublock_replan(b, c->l1i.set.shift);
+			if (b->lean_type != c->type)
+				dpmu_ublock_lean_template(b, c);
+			b->lean_key = b->lean_ok ? c->lean_key : 0;
+		}
+		if (b->lean_key != c->lean_key || c->rob_limit - c->dep_seq - 1 < n) {
 			dpmu_block_clean(u, c, b, addr, next_pc, watch);
 			return;
 		}

@@ -875,6 +875,14 @@ block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b
 			run_block_settle(u, c, b, addr, next_pc);
 		return;
 	}
+	/* block_timing's RUN_CLEAN, known from an earlier execution here */
+	if (b->lean_key == c->lean_key) {
+		if (watch)
+			dpmu_block_lean_watched(u, c, b, addr, next_pc);
+		else
+			dpmu_block_lean(u, c, b, addr, next_pc);
+		return;
+	}
 	block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, false));
 }
 

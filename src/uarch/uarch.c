@@ -136,7 +136,13 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 			 (uint32_t)muldiv(u->profile.dram_latency, t->freq_hz, 1000000000ull);
 	uint32_t bw = u->bus_width ? u->bus_width : t->l1d.line;
 	c->beats = (t->l1d.line + bw - 1) / bw;
-	return timing_init(c, who, err);
+	if ((rc = timing_init(c, who, err)) != 0)
+		return rc;
+	/* the type and the L1I line a clean template is for (ublock.h
+	 * lean_key); in order none is (UINT64_MAX: no block's key) */
+	c->lean_key = c->tm.window ? (uint64_t)(uintptr_t)t | (uint64_t)c->l1i.set.shift << 56
+				   : UINT64_MAX;
+	return 0;
 }
 
 static void core_free(struct dpmu_ucore *c)

@@ -532,6 +532,7 @@ struct dpmu_ucore {
 	uint64_t stall_cycles;     /* frontend + backend stall cycles */
 	uint32_t cpi_milli;        /* max(base CPI, 1 / issue width) */
 	uint32_t batch_left;       /* instructions until the next delivery (1 to the batch) */
+	uint64_t lean_key;         /* a block's lean_key when its clean template holds here */
 	union {
 		struct {
 			/* Sampling on the block path (dpmu_uarch_watch_arm):

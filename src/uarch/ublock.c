@@ -64,6 +64,7 @@ static void ublock_plan(struct dpmu_ublock *b, uint32_t shift)
 	const struct dpmu_insn *insns = b->insn; /* a run writes only addr and taken */
 	const uint32_t n = b->n;
 	b->line_shift = shift;
+	b->lean_key = 0; /* the steps change */
 	b->tail = tail_of(insns, n, shift);
 	b->copy_branch = b->tail ? NULL : b->branch;
 	b->first_op = step_of(insns, 0, n, shift) != 0;

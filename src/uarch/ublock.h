@@ -129,9 +129,15 @@ struct dpmu_ublock {
 	 * block's start; left[] (nleft of them), the values of wdep[] (k <
 	 * nwl) that may still be pending at the end (ready after the block's
 	 * last dispatch slot), with their times, left_mask their registers;
-	 * lean_ok: no load then takes a reorder-window entry. */
+	 * lean_ok: no load then takes a reorder-window entry. lean_key: the
+	 * key (dpmu_ucore lean_key) of the cores the template holds on as
+	 * planned (their type, lean_ok, the steps for their L1I line, and
+	 * the block within their reorder window, with a dependence summary:
+	 * block_timing's RUN_CLEAN), 0 when none is known; one compare then
+	 * sends a clean execution to it. */
 	const struct dpmu_core_type *lean_type;
 	bool lean_ok;
+	uint64_t lean_key;
 	uint32_t *lean_load;
 	uint32_t nleft;
 	struct dpmu_ulean_left *left;

@@ -48,16 +48,15 @@ static inline __attribute__((always_inline)) void lean_end(struct dpmu_ucore *c,
 	const struct dpmu_ulean_left *l = b->left, *end = l + b->nleft;
 	if (now == t0 + (uint64_t)b->n * c->cpi_milli) {
 		for (; l < end; l++)
-			c->tm.reg[l->reg] = (struct dpmu_ureg){t0 + (l->w & ~DPMU_UREG_EXEC), 0,
-							       l->w & DPMU_UREG_EXEC};
+			c->tm.reg[l->reg] = (struct dpmu_ureg){t0 + l->off, 0, l->exec};
 		c->dep_pend = p | b->left_mask;
 		return;
 	}
 	for (; l < end; l++) {
-		const uint64_t r = t0 + (l->w & ~DPMU_UREG_EXEC);
+		const uint64_t r = t0 + l->off;
 		if (r <= now)
 			continue;
-		c->tm.reg[l->reg] = (struct dpmu_ureg){r, 0, l->w & DPMU_UREG_EXEC};
+		c->tm.reg[l->reg] = (struct dpmu_ureg){r, 0, l->exec};
 		p |= reg_bit(l->reg);
 	}
 	c->dep_pend = p;

@@ -407,7 +407,7 @@ __attribute__((noinline, cold)) void dpmu_ublock_lean_template(struct dpmu_ubloc
 		/* the end is at n x cpi or later (a stall): one ready by
 		 * then is never left pending */
 		if (r > b->n * cpi) {
-			b->left[b->nleft++] = (struct dpmu_ulean_left){(uint32_t)r | x, b->wdep[k].reg};
+			b->left[b->nleft++] = (struct dpmu_ulean_left){(uint32_t)r, x, b->wdep[k].reg};
 			b->left_mask |= b->wdep[k].bit;
 		}
 	}

@@ -163,10 +163,10 @@ struct dpmu_ublock {
 #define DPMU_UENTRY_SELF (UINT32_MAX - 1)
 
 /* A written value a clean execution may leave pending: register reg's,
- * ready w milli-cycles after the block's start (| DPMU_UREG_EXEC: a
- * computed one's). */
+ * ready off milli-cycles after the block's start; exec, its dpmu_ureg
+ * tlb field (DPMU_UREG_EXEC: a computed one's, else 0). */
 struct dpmu_ulean_left {
-	uint32_t w;
+	uint32_t off, exec;
 	uint8_t reg;
 };
 

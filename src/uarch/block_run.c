@@ -465,19 +465,18 @@ static inline __attribute__((always_inline)) void run_block_unsampled(struct dpm
 	plain_end(c, b, next_pc, &fe, true);
 }
 
-/* A block on a traced or sampling core (dpmu_uarch_run_block_on): the
- * trace unit first, then the sampled path or the usual one. Out of line:
- * with the call to the trace unit inline, dpmu_uarch_run_block_on keeps a
- * frame for the values it needs after the call, on every block. Not
- * `cold`: gcc would then take run_block_sampled, called only from here,
- * for cold too, and build record's whole block path for size. */
-static __attribute__((noinline)) void run_block_observed(struct dpmu_uarch *u,
-							struct dpmu_ucore *c,
-							struct dpmu_ublock *b,
-							const uint64_t *addr, uint64_t next_pc)
+/* A block on a traced core (dpmu_uarch_run_block_on): the trace unit
+ * first, then the sampled path or the usual one. Out of line: with the
+ * call to the trace unit inline, dpmu_uarch_run_block_on keeps a frame for
+ * the values it needs after the call, on every block. Not `cold`: gcc
+ * would then take run_block_sampled, called from here, for cold too, and
+ * build record's whole block path for size. */
+static __attribute__((noinline)) void run_block_traced(struct dpmu_uarch *u,
+						      struct dpmu_ucore *c,
+						      struct dpmu_ublock *b,
+						      const uint64_t *addr, uint64_t next_pc)
 {
-	if (c->trace_on)
-		dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
+	dpmu_uarch_trace_run(u, c, b->insn, b->n, true, next_pc);
 	if (c->sample_on) {
 		run_block_sampled(u, c, b, addr, next_pc);
 		return;
@@ -489,9 +488,12 @@ void dpmu_uarch_run_block_on(struct dpmu_uarch *u, struct dpmu_ucore *c, struct 
 			     const uint64_t *addr, uint64_t next_pc)
 {
 	/* a traced core's blocks go to its trace unit first; a sampling
-	 * core's have their own path */
+	 * core's have their own path (each a jump: no frame here) */
 	if (__builtin_expect(c->observed != 0, 0)) {
-		run_block_observed(u, c, b, addr, next_pc);
+		if (c->trace_on)
+			run_block_traced(u, c, b, addr, next_pc);
+		else
+			run_block_sampled(u, c, b, addr, next_pc);
 		return;
 	}
 	run_block_unsampled(u, c, b, addr, next_pc);

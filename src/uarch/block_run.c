@@ -888,9 +888,26 @@ block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b
 	block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, false));
 }
 
+/* A plain block (plain_run) whose clock reached the watched overflow:
+ * instruction i < n - 1 ended at clk0 + i x cpi, the last at the end (a
+ * plain block's tail is conditional: no tail hook); fe, its tail's stall. */
+static __attribute__((noinline, cold)) void plain_sampled(struct dpmu_uarch *u,
+							   struct dpmu_ucore *c,
+							   struct dpmu_ublock *b, uint64_t next_pc,
+							   uint64_t fe)
+{
+	const uint32_t n = b->n, cpi = c->cpi_milli;
+	uint64_t clk0 = core_clk(c) - 1000 * fe - (uint64_t)(n - 1) * cpi, x = c->wx_x;
+	uint64_t j = x > clk0 ? (x - clk0 + cpi - 1) / cpi : 0;
+	c->wx_hit = true;
+	c->wx_j = j < n - 1 ? (uint32_t)j : n - 1;
+	dpmu_block_sampled_hooks(u, c, b, next_pc);
+}
+
 /* Every block on a core that samples on the block path (dpmu_uarch_watch_arm):
  * run as the others are, with the instruction whose clock reaches the
- * watched overflow found on the way, then the hooks. */
+ * watched overflow found on the way, then the hooks. Each path a jump:
+ * no frame. */
 static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
 							 struct dpmu_ucore *c,
 							 struct dpmu_ublock *b,
@@ -898,17 +915,8 @@ static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
 {
 	uint64_t fe = 0;
 	if (plain_run(c, b, next_pc, &fe)) {
-		/* instruction i < n - 1 ends at clk0 + i x cpi, the last at the
-		 * end (a plain block's tail is conditional: no tail hook) */
-		uint64_t end = core_clk(c);
-		if (__builtin_expect(end >= c->wx_x, 0)) {
-			const uint32_t n = b->n, cpi = c->cpi_milli;
-			uint64_t clk0 = end - 1000 * fe - (uint64_t)(n - 1) * cpi, x = c->wx_x;
-			uint64_t j = x > clk0 ? (x - clk0 + cpi - 1) / cpi : 0;
-			c->wx_hit = true;
-			c->wx_j = j < n - 1 ? (uint32_t)j : n - 1;
-			dpmu_block_sampled_hooks(u, c, b, next_pc);
-		}
+		if (__builtin_expect(core_clk(c) >= c->wx_x, 0))
+			plain_sampled(u, c, b, next_pc, fe);
 		return;
 	}
 	/* each path runs the hooks at its end (dpmu_block_sampled_hooks) */

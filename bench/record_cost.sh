@@ -1,8 +1,10 @@
 #!/bin/sh
 # What sampling costs: dynpmu record at the default frequency (and with
-# -g) against dynpmu stat on the same program, wall time, best of RUNS
-# runs each, taken in turn so both see the same machine. Prints one JSON
-# object per program; never fails on a time.
+# -g), and the two ways that retire one instruction at a time (sampling
+# another event than the clock, -e instructions; --skid 1), against
+# dynpmu stat on the same program, wall time, best of RUNS runs each,
+# taken in turn so all see the same machine. Prints one JSON object per
+# program; never fails on a time.
 # The programs: bench/frontend_compress.c (LZ77 on 1 MiB of C text) and
 # the case studies' slow variants (workloads/, as dynpmu demo runs them).
 # Usage: bench/record_cost.sh BUILD_DIR [RUNS]
@@ -22,6 +24,9 @@ for p in "$T/lz" "$W/matmul naive 128" "$W/branches branchy 200000 4" "$W/traver
 	r=$(best "$B/dynpmu" record -q -o "$T/p.data" -- "$@")
 	g=$(best "$B/dynpmu" record -q -g -o "$T/p.data" -- "$@")
 	n=$("$B/dynpmu" report -i "$T/p.data" | awk '/^# Samples:/ { print $3; exit }')
-	printf '{"bench":"record_cost","program":"%s","stat_s":%.3f,"record_s":%.3f,"record_g_s":%.3f,"record_over_stat":%.2f,"samples":%s}\n' \
-		"$(basename "$1") ${2:-}" "$s" "$r" "$g" "$(echo "$r / $s" | bc -l)" "${n:-0}"
+	e=$(best "$B/dynpmu" record -q -e instructions -o "$T/e.data" -- "$@")
+	k=$(best "$B/dynpmu" record -q --skid 1 -o "$T/k.data" -- "$@")
+	printf '{"bench":"record_cost","program":"%s","stat_s":%.3f,"record_s":%.3f,"record_g_s":%.3f,"record_over_stat":%.2f,"samples":%s,"record_insns_s":%.3f,"record_skid_s":%.3f,"insns_over_stat":%.2f,"skid_over_stat":%.2f}\n' \
+		"$(basename "$1") ${2:-}" "$s" "$r" "$g" "$(echo "$r / $s" | bc -l)" "${n:-0}" \
+		"$e" "$k" "$(echo "$e / $s" | bc -l)" "$(echo "$k / $s" | bc -l)"
 done

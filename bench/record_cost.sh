@@ -1,10 +1,10 @@
 #!/bin/sh
 # What sampling costs: dynpmu record at the default frequency (and with
-# -g), and the two ways that retire one instruction at a time (sampling
-# another event than the clock, -e instructions; --skid 1), against
-# dynpmu stat on the same program, wall time, best of RUNS runs each,
-# taken in turn so all see the same machine. Prints one JSON object per
-# program; never fails on a time.
+# -g), sampling instructions (-e instructions, the block path too) and
+# with --skid 1 (one instruction at a time), against dynpmu stat on the
+# same program, wall time, best of RUNS runs each, taken in turn so all
+# see the same machine. Prints one JSON object per program; never fails
+# on a time.
 # The programs: bench/frontend_compress.c (LZ77 on 1 MiB of C text) and
 # the case studies' slow variants (workloads/, as dynpmu demo runs them).
 # Usage: bench/record_cost.sh BUILD_DIR [RUNS]

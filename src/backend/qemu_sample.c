@@ -193,10 +193,10 @@ static void on_branch(void *ctx, unsigned core, const struct dpmu_insn *in, uint
 
 void dpmu_qemu_sample_start(struct qemu_be *q)
 {
-	/* the block path cannot stop where an event other than the clock
-	 * overflows a counter: then every block retires one instruction at
-	 * a time; with skid, likewise (the interrupt comes instructions
-	 * after) */
+	/* the block path stops where the clock or INST_RETIRED overflows a
+	 * counter (dpmu_uarch_watch_arm), not where another event or the two
+	 * together do: then every block retires one instruction at a time;
+	 * with skid, likewise (the interrupt comes instructions after) */
 	bool all = q->skid == 0;
 	for (unsigned c = 0; all && c < DPMU_MAX_CORES; c++)
 		if (q->b.cores >> c & 1)

@@ -904,15 +904,41 @@ static __attribute__((noinline, cold)) void plain_sampled(struct dpmu_uarch *u,
 	dpmu_block_sampled_hooks(u, c, b, next_pc);
 }
 
+/* A block of a core sampling INST_RETIRED (wi_x) that overflows the
+ * counter: instruction j takes the instructions retired to wi_x. It runs
+ * as any other (the clock is not watched then), the hooks at its end. */
+static __attribute__((noinline, cold)) void sampled_insns(struct dpmu_uarch *u,
+							   struct dpmu_ucore *c,
+							   struct dpmu_ublock *b,
+							   const uint64_t *addr, uint64_t next_pc)
+{
+	const uint64_t done = c->insns_delivered + (u->batch - c->batch_left);
+	c->wx_hit = true;
+	c->wx_j = c->wi_x > done ? (uint32_t)(c->wi_x - done - 1) : 0;
+	c->wi_x = UINT64_MAX; /* until the sample re-arms it */
+	c->wi_floor = INT64_MIN;
+	uint64_t fe = 0;
+	if (plain_run(c, b, next_pc, &fe)) {
+		dpmu_block_sampled_hooks(u, c, b, next_pc);
+		return;
+	}
+	block_dispatch(u, c, b, addr, next_pc, true);
+}
+
 /* Every block on a core that samples on the block path (dpmu_uarch_watch_arm):
  * run as the others are, with the instruction whose clock reaches the
- * watched overflow found on the way, then the hooks. Each path a jump:
+ * watched overflow found on the way (or, sampling INST_RETIRED, the one
+ * that overflows it, known before), then the hooks. Each path a jump:
  * no frame. */
 static __attribute__((noinline)) void run_block_sampled(struct dpmu_uarch *u,
 							 struct dpmu_ucore *c,
 							 struct dpmu_ublock *b,
 							 const uint64_t *addr, uint64_t next_pc)
 {
+	if (__builtin_expect((int64_t)c->batch_left - (int64_t)b->n <= c->wi_floor, 0)) {
+		sampled_insns(u, c, b, addr, next_pc);
+		return;
+	}
 	uint64_t fe = 0;
 	if (plain_run(c, b, next_pc, &fe)) {
 		if (__builtin_expect(core_clk(c) >= c->wx_x, 0))

@@ -97,6 +97,8 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 	c->type = t;
 	c->last_fetch_blk = UINT64_MAX;
 	c->l1d_mru = -1;
+	c->wx_x = c->wi_x = UINT64_MAX; /* no sampling watch */
+	c->wi_floor = INT64_MIN;
 	if (t->freq_hz == 0)
 		return dpmu_err_set(err, DPMU_EINVAL, "%s: core frequency is 0", who);
 	if (t->pipeline.issue_width == 0)
@@ -294,6 +296,15 @@ void dpmu_uarch_destroy(struct dpmu_uarch *u)
 	free(u);
 }
 
+/* wi_floor from wi_x (uarch_internal.h), after either or the batch moved. */
+static void wi_floor_set(const struct dpmu_uarch *u, struct dpmu_ucore *c)
+{
+	const uint64_t base = c->insns_delivered + u->batch;
+	c->wi_floor = c->wi_x == UINT64_MAX ? INT64_MIN
+		      : c->wi_x <= base    ? (int64_t)(base - c->wi_x)
+					   : -(int64_t)(c->wi_x - base);
+}
+
 int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *err)
 {
 	if (insns == 0 || insns > DPMU_UARCH_BATCH_MAX)
@@ -301,8 +312,10 @@ int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *
 				    DPMU_UARCH_BATCH_MAX);
 	dpmu_uarch_flush(u);
 	u->batch = insns;
-	for (unsigned i = 0; i < u->ncores; i++)
+	for (unsigned i = 0; i < u->ncores; i++) {
 		u->cores[i].batch_left = insns;
+		wi_floor_set(u, &u->cores[i]);
+	}
 	return 0;
 }
 
@@ -484,11 +497,16 @@ static void deliver_cluster(struct dpmu_uarch *u, struct dpmu_ucluster *cl)
 
 /* ---- precise overflow ----------------------------------------------------------- */
 
-/* The count of watch w not yet delivered. */
-static uint64_t watch_pending(const struct dpmu_ucore *c, const struct dpmu_uwatch *w)
+/* The count of watch w not yet delivered. INST_RETIRED's: every
+ * instruction retired since the last delivery (a block's are in its
+ * totals, not in pend[], until the delivery folds them). */
+static uint64_t watch_pending(const struct dpmu_uarch *u, const struct dpmu_ucore *c,
+			      const struct dpmu_uwatch *w)
 {
 	if (w->clock)
 		return dpmu_ucore_cycles(c) - c->cycles_delivered;
+	if (w->insns)
+		return u->batch - c->batch_left;
 	uint64_t n = 0;
 	for (unsigned k = 0; k < w->nlive; k++) {
 		const struct dpmu_live *l = &c->live[w->live[k]];
@@ -498,10 +516,10 @@ static uint64_t watch_pending(const struct dpmu_ucore *c, const struct dpmu_uwat
 }
 
 /* Whether a watched counter would overflow with what is pending. */
-static bool watch_hit(const struct dpmu_ucore *c)
+static bool watch_hit(const struct dpmu_uarch *u, const struct dpmu_ucore *c)
 {
 	for (unsigned i = 0; i < c->nwatch; i++)
-		if (watch_pending(c, &c->watch[i]) >= c->watch[i].left)
+		if (watch_pending(u, c, &c->watch[i]) >= c->watch[i].left)
 			return true;
 	return false;
 }
@@ -522,6 +540,9 @@ __attribute__((noinline)) static void watch_refresh(struct dpmu_uarch *u, struct
 		for (unsigned j = 0; !w->clock && j < c->nlive; j++)
 			if (c->live_code[j] == ev[i] && w->nlive < DPMU_UWATCH_SOURCES)
 				w->live[w->nlive++] = (uint8_t)j;
+		/* one per instruction retired, when the model counts it */
+		w->insns = ev[i] == DPMU_EV_INST_RETIRED && w->nlive == 1 &&
+			   c->live[w->live[0]].to_model;
 		/* an event the engine never produces cannot overflow a counter */
 		if (w->clock || w->nlive)
 			c->nwatch++;
@@ -531,7 +552,6 @@ __attribute__((noinline)) static void watch_refresh(struct dpmu_uarch *u, struct
 
 static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 {
-	c->batch_left = u->batch;
 	/* The list first: the blocks' class events are folded for it. */
 	if (!c->live_ok || c->live_gen != dpmu_model_core_live_gen(u->model, c->id))
 		core_lists(u, c);
@@ -539,9 +559,14 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 	if (c->nowned)
 		dpmu_ucore_fold_live(c);
 	if (c->nwatch) {
-		c->watch_fired |= watch_hit(c);
+		c->watch_fired |= watch_hit(u, c);
 		c->watch_stale = true; /* the counters move now */
 	}
+	/* (after the watch: its INST_RETIRED is the batch so far) */
+	c->insns_delivered += u->batch - c->batch_left;
+	c->batch_left = u->batch;
+	if (c->wi_x != UINT64_MAX)
+		wi_floor_set(u, c);
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	/* A flush of every core (each monitor tick) finds most cores idle:
@@ -713,7 +738,7 @@ size_t dpmu_uarch_retire_watched(struct dpmu_uarch *u, unsigned core, const stru
 		c->watch_fired = false;
 		retire_run(u, c, insns + i, 1);
 		retired(u, c, 1);
-		if (c->watch_fired || watch_hit(c)) {
+		if (c->watch_fired || watch_hit(u, c)) {
 			dpmu_uarch_flush_core(u, core);
 			c->watch_fired = false;
 			*overflow = true;
@@ -738,21 +763,33 @@ bool dpmu_uarch_watch_arm(struct dpmu_uarch *u, unsigned core)
 		return false;
 	struct dpmu_ucore *c = &u->cores[core];
 	watch_refresh(u, c);
-	uint64_t left = UINT64_MAX;
+	/* the clock's watches, or INST_RETIRED's: a block then has one
+	 * overflow at most, found from one of the two */
+	uint64_t left = UINT64_MAX, ileft = UINT64_MAX;
+	bool clock = false, insns = false;
 	for (unsigned i = 0; i < c->nwatch; i++) {
-		if (!c->watch[i].clock) {
+		const struct dpmu_uwatch *w = &c->watch[i];
+		clock |= w->clock;
+		insns |= w->insns;
+		if ((!w->clock && !w->insns) || (clock && insns)) {
 			c->sample_on = false;
-			c->wx_x = UINT64_MAX;
+			c->wx_x = c->wi_x = UINT64_MAX;
+			c->wi_floor = INT64_MIN;
 			return false;
 		}
-		if (c->watch[i].left < left)
-			left = c->watch[i].left;
+		uint64_t *l = w->clock ? &left : &ileft;
+		if (w->left < *l)
+			*l = w->left;
 	}
 	/* the clock's cycles reach cycles_delivered + left exactly when
 	 * work_milli + 1000 x stall_cycles reaches 1000 times that */
 	uint64_t at = c->cycles_delivered + left;
 	c->wx_x = left == UINT64_MAX || at < left || at > UINT64_MAX / 1000 ? UINT64_MAX : at * 1000;
 	c->wx_armed = c->wx_x;
+	/* likewise the instructions retired, insns_delivered + ileft */
+	uint64_t ai = c->insns_delivered + ileft;
+	c->wi_x = ileft == UINT64_MAX || ai < ileft ? UINT64_MAX : ai;
+	wi_floor_set(u, c);
 	c->wx_hit = false;
 	c->sample_on = true;
 	return true;

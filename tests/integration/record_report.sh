@@ -100,8 +100,8 @@ for c in "matmul naive 128" "matmul blocked 128" "branches branchy 200000 4" \
 		fail "sample_shares_match_by_symbol_within_2_points: $prog $1 off by $d"
 done
 
-# ... another event (one instruction at a time) against the exact per-function instructions,
-# and the clock with skid
+# ... instructions (the block path finds the overflowing one from the counts) against the
+# exact per-function instructions, and the clock with skid (one instruction at a time)
 "$DYNPMU" stat --by-symbol -x, -o "$T/s.csv" -- "$W/branches" branchy 200000 4 >/dev/null 2>&1
 awk -F, '$1 == "symbol" { c[$2] += $4; t += $4 } END { for (k in c) printf "%s %.4f\n", k, 100 * c[k] / t }' \
 	"$T/s.csv" >"$T/exact.txt"

@@ -727,6 +727,8 @@ static void core_handle_only_for_cores_of_the_engine(void **state)
 #define S_PMOVSCLR DPMU_SYSREG(3, 3, 9, 12, 3)
 #define S_PMINTENSET DPMU_SYSREG(3, 0, 9, 14, 1)
 #define S_PMCCNTR DPMU_SYSREG(3, 3, 9, 13, 0)
+#define S_PMEVCNTR0 DPMU_SYSREG(3, 3, 14, 8, 0)
+#define S_PMEVTYPER0 DPMU_SYSREG(3, 3, 14, 12, 0)
 #define MAX_SAMPLES 4096u
 
 struct sampled {
@@ -735,31 +737,47 @@ struct sampled {
 	uint64_t pc[MAX_SAMPLES];
 	unsigned n;
 	unsigned calls; /* the branch hook: calls and register branches */
-	uint32_t period; /* cycles between samples */
+	uint32_t period; /* events between samples */
+	bool insns;      /* INST_RETIRED on event counter 0, else the clock */
 };
 
-
-/* The cycle counter, 64-bit, interrupting `period` cycles on. */
-static void s_arm(struct fx *f, unsigned core, uint32_t period)
+/* The sampled counter: the cycle counter (64-bit) or event counter 0
+ * (32-bit), and its bit in the PMU's set and clear registers. */
+static uint32_t s_reg(const struct sampled *x)
 {
-	wr(f, core, S_PMCR, 1 | 2 | 4 | (1u << 6)); /* E, P, C, LC */
-	wr(f, core, S_PMCNTENSET, 1u << 31);
-	wr(f, core, S_PMCCNTR, 0 - (uint64_t)period);
-	wr(f, core, S_PMINTENSET, 1u << 31);
+	return x->insns ? S_PMEVCNTR0 : S_PMCCNTR;
 }
 
-/* A sample as the monitor takes it: the counts delivered, the cycles past
+static uint32_t s_bit(const struct sampled *x)
+{
+	return x->insns ? 1u : 1u << 31;
+}
+
+/* The sampled counter interrupting `period` events on. */
+static void s_arm(const struct sampled *x)
+{
+	struct fx *f = x->f;
+	wr(f, x->core, S_PMCR, 1 | 2 | 4 | (1u << 6)); /* E, P, C, LC */
+	if (x->insns)
+		wr(f, x->core, S_PMEVTYPER0, DPMU_EV_INST_RETIRED);
+	wr(f, x->core, S_PMCNTENSET, s_bit(x));
+	wr(f, x->core, s_reg(x),
+	   x->insns ? (uint32_t)(0 - x->period) : 0 - (uint64_t)x->period);
+	wr(f, x->core, S_PMINTENSET, s_bit(x));
+}
+
+/* A sample as the monitor takes it: the counts delivered, the events past
  * the wrap counting towards the next period. */
 static void s_take(struct sampled *x, uint64_t pc)
 {
 	dpmu_uarch_flush_core(x->f->u, x->core);
-	uint64_t v = rd(x->f, x->core, S_PMCCNTR);
+	uint64_t v = rd(x->f, x->core, s_reg(x));
 	/* it wrapped, less than a period ago (the rest of a block at most) */
 	if (v >= x->period)
-		fail_msg("cpu%u: the cycle counter at %llu after its overflow", x->core,
+		fail_msg("cpu%u: the sampled counter at %llu after its overflow", x->core,
 			 (unsigned long long)v);
-	wr(x->f, x->core, S_PMOVSCLR, 1u << 31);
-	wr(x->f, x->core, S_PMCCNTR, v - x->period);
+	wr(x->f, x->core, S_PMOVSCLR, s_bit(x));
+	wr(x->f, x->core, s_reg(x), x->insns ? (uint32_t)(v - x->period) : v - x->period);
 	if (x->n < MAX_SAMPLES)
 		x->pc[x->n++] = pc;
 }
@@ -780,16 +798,17 @@ static void s_branch(void *ctx, unsigned core, const struct dpmu_insn *in, uint6
 	x->calls++;
 }
 
-/* Sampling the clock on the block path finds the same instructions as
- * retiring one at a time with the watch: the overflow is where the
- * per-instruction path has it, in every kind of block, on both core
- * types (out of order and in order), with delivery points inside blocks
- * too, and with data that misses (4 MiB), mostly hits the L1D (16 KiB:
- * executions that keep to their templates) or hits the L2 (256 KiB: ones
- * that depart from them at a miss). */
-static void sampled_blocks_overflow_where_one_by_one_does(void **state)
+/* Sampling on the block path finds the same instructions as retiring one
+ * at a time with the watch: the overflow is where the per-instruction
+ * path has it, in every kind of block, on both core types (out of order
+ * and in order), with delivery points inside blocks too, and with data
+ * that misses (4 MiB), mostly hits the L1D (16 KiB: executions that keep
+ * to their templates) or hits the L2 (256 KiB: ones that depart from them
+ * at a miss). `insns`: sampling INST_RETIRED, with every seventh block
+ * retired one instruction at a time on the block path's engine too (as
+ * the qemu backend retires a block that ran in part). */
+static void sampled_run(bool insns)
 {
-	(void)state;
 	static struct blk blocks[NBLOCKS];
 	static struct sampled a, b;
 	rng = 0x2545f4914f6cdd1dull;
@@ -810,13 +829,14 @@ static void sampled_blocks_overflow_where_one_by_one_does(void **state)
 		a.f = start(batch);
 		b.f = start(batch);
 		a.core = b.core = core;
+		a.insns = b.insns = insns;
 		/* a period longer than any block (one that misses to DRAM
-		 * and walks the page tables); where the loads hit, more runs
-		 * for about as many samples */
-		a.period = b.period = 4000;
+		 * and walks the page tables; MAXLEN instructions); where the
+		 * loads hit, more runs for about as many samples */
+		a.period = b.period = insns ? 97 : 4000;
 		const unsigned runs = reach > (1u << 20) ? RUNS / 4 : 2 * RUNS;
-		s_arm(a.f, core, a.period);
-		s_arm(b.f, core, b.period);
+		s_arm(&a);
+		s_arm(&b);
 		static const struct dpmu_uarch_sample_hooks hooks = {s_overflow, s_branch};
 		dpmu_uarch_set_sample_hooks(b.f->u, &hooks, &b);
 		assert_true(dpmu_uarch_watch_arm(b.f->u, core));
@@ -835,11 +855,27 @@ static void sampled_blocks_overflow_where_one_by_one_does(void **state)
 				if (ovf)
 					s_take(&a, in[done - 1].pc);
 			}
-			dpmu_uarch_run_block(b.f->u, core, bk->sum, addr, to);
+			if (insns && r % 7 == 3) {
+				for (size_t done = 0; done < bk->n;) {
+					bool ovf;
+					done += dpmu_uarch_retire_watched(b.f->u, core, in + done,
+									  bk->n - done, &ovf);
+					if (ovf) {
+						s_take(&b, in[done - 1].pc);
+						assert_true(dpmu_uarch_watch_arm(b.f->u, core));
+					}
+				}
+				/* (the hook's calls and returns: the backend's own) */
+				nbranch -= last->br_kind == DPMU_BR_CALL ||
+					   (last->flags & DPMU_IC_REG_BRANCH);
+			} else {
+				dpmu_uarch_run_block(b.f->u, core, bk->sum, addr, to);
+			}
 			cur = nx;
 		}
-		print_message("cpu%u, batch %u, %u KiB: %u samples one by one, %u on the block path\n",
-			      core, batch, reach >> 10, a.n, b.n);
+		print_message("%s, cpu%u, batch %u, %u KiB: %u samples one by one, %u on the block "
+			      "path\n", insns ? "instructions" : "cycles", core, batch, reach >> 10, a.n,
+			      b.n);
 		assert_true(a.n > 100);
 		assert_int_equal(a.n, b.n);
 		for (unsigned i = 0; i < a.n; i++)
@@ -856,6 +892,18 @@ static void sampled_blocks_overflow_where_one_by_one_does(void **state)
 		dpmu_ublock_destroy(blocks[k].sum);
 }
 
+static void sampled_blocks_overflow_where_one_by_one_does(void **state)
+{
+	(void)state;
+	sampled_run(false);
+}
+
+static void sampled_instructions_overflow_where_one_by_one_does(void **state)
+{
+	(void)state;
+	sampled_run(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -868,6 +916,7 @@ int main(void)
 		cmocka_unit_test(compare_loop_matches_one_by_one),
 		cmocka_unit_test(plain_blocks_match_one_by_one),
 		cmocka_unit_test(sampled_blocks_overflow_where_one_by_one_does),
+		cmocka_unit_test(sampled_instructions_overflow_where_one_by_one_does),
 		cmocka_unit_test(destroyed_summary_still_counts),
 		cmocka_unit_test(summary_shared_by_two_engines),
 		cmocka_unit_test(held_class_events_count_on_counters_programmed_before_the_delivery),

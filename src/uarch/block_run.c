@@ -878,14 +878,8 @@ block_dispatch(struct dpmu_uarch *u, struct dpmu_ucore *c, struct dpmu_ublock *b
 		return;
 	}
 	/* block_timing's RUN_CLEAN, known from an earlier execution here */
-	if (b->lean_key == c->lean_key) {
-		if (watch)
-			dpmu_block_lean_watched(u, c, b, addr, next_pc);
-		else
-			dpmu_block_lean(u, c, b, addr, next_pc);
-		return;
-	}
-	block_go(u, c, b, addr, next_pc, watch, block_timing(c, b, false));
+	block_go(u, c, b, addr, next_pc, watch,
+		 b->lean_key == c->lean_key ? RUN_CLEAN : block_timing(c, b, false));
 }
 
 /* A plain block (plain_run) whose clock reached the watched overflow:
@@ -904,19 +898,18 @@ static __attribute__((noinline, cold)) void plain_sampled(struct dpmu_uarch *u,
 	dpmu_block_sampled_hooks(u, c, b, next_pc);
 }
 
-/* A block of a core sampling INST_RETIRED (wi_x) that overflows the
- * counter: instruction j takes the instructions retired to wi_x. It runs
- * as any other (the clock is not watched then), the hooks at its end. */
+/* A block of a core sampling INST_RETIRED (wi_floor) that overflows the
+ * counter at instruction batch_left - wi_floor - 1. It runs as any other
+ * (the clock is not watched then), the hooks at its end. */
 static __attribute__((noinline, cold)) void sampled_insns(struct dpmu_uarch *u,
 							   struct dpmu_ucore *c,
 							   struct dpmu_ublock *b,
 							   const uint64_t *addr, uint64_t next_pc)
 {
-	const uint64_t done = c->insns_delivered + (u->batch - c->batch_left);
+	const int64_t j = (int64_t)c->batch_left - c->wi_floor - 1;
 	c->wx_hit = true;
-	c->wx_j = c->wi_x > done ? (uint32_t)(c->wi_x - done - 1) : 0;
-	c->wi_x = UINT64_MAX; /* until the sample re-arms it */
-	c->wi_floor = INT64_MIN;
+	c->wx_j = j > 0 ? (uint32_t)j : 0;
+	c->wi_floor = INT64_MIN; /* until the sample re-arms it */
 	uint64_t fe = 0;
 	if (plain_run(c, b, next_pc, &fe)) {
 		dpmu_block_sampled_hooks(u, c, b, next_pc);

@@ -97,7 +97,7 @@ static int core_init(struct dpmu_uarch *u, struct dpmu_ucore *c, unsigned id, un
 	c->type = t;
 	c->last_fetch_blk = UINT64_MAX;
 	c->l1d_mru = -1;
-	c->wx_x = c->wi_x = UINT64_MAX; /* no sampling watch */
+	c->wx_x = UINT64_MAX; /* no sampling watch */
 	c->wi_floor = INT64_MIN;
 	if (t->freq_hz == 0)
 		return dpmu_err_set(err, DPMU_EINVAL, "%s: core frequency is 0", who);
@@ -296,26 +296,20 @@ void dpmu_uarch_destroy(struct dpmu_uarch *u)
 	free(u);
 }
 
-/* wi_floor from wi_x (uarch_internal.h), after either or the batch moved. */
-static void wi_floor_set(const struct dpmu_uarch *u, struct dpmu_ucore *c)
-{
-	const uint64_t base = c->insns_delivered + u->batch;
-	c->wi_floor = c->wi_x == UINT64_MAX ? INT64_MIN
-		      : c->wi_x <= base    ? (int64_t)(base - c->wi_x)
-					   : -(int64_t)(c->wi_x - base);
-}
-
 int dpmu_uarch_set_batch(struct dpmu_uarch *u, uint32_t insns, struct dpmu_err *err)
 {
 	if (insns == 0 || insns > DPMU_UARCH_BATCH_MAX)
 		return dpmu_err_set(err, DPMU_ERANGE, "batch of %u instructions (1 to %u)", insns,
 				    DPMU_UARCH_BATCH_MAX);
 	dpmu_uarch_flush(u);
-	u->batch = insns;
 	for (unsigned i = 0; i < u->ncores; i++) {
-		u->cores[i].batch_left = insns;
-		wi_floor_set(u, &u->cores[i]);
+		struct dpmu_ucore *c = &u->cores[i];
+		c->batch_left = insns;
+		/* (flushed: the counter needs batch - wi_floor more) */
+		if (c->wi_floor != INT64_MIN)
+			c->wi_floor += (int64_t)insns - (int64_t)u->batch;
 	}
+	u->batch = insns;
 	return 0;
 }
 
@@ -563,10 +557,9 @@ static void deliver_core(struct dpmu_uarch *u, struct dpmu_ucore *c)
 		c->watch_stale = true; /* the counters move now */
 	}
 	/* (after the watch: its INST_RETIRED is the batch so far) */
-	c->insns_delivered += u->batch - c->batch_left;
+	if (c->wi_floor != INT64_MIN)
+		c->wi_floor += u->batch - c->batch_left;
 	c->batch_left = u->batch;
-	if (c->wi_x != UINT64_MAX)
-		wi_floor_set(u, c);
 	uint64_t now = dpmu_ucore_cycles(c);
 	uint64_t k = now - c->cycles_delivered;
 	/* A flush of every core (each monitor tick) finds most cores idle:
@@ -773,7 +766,7 @@ bool dpmu_uarch_watch_arm(struct dpmu_uarch *u, unsigned core)
 		insns |= w->insns;
 		if ((!w->clock && !w->insns) || (clock && insns)) {
 			c->sample_on = false;
-			c->wx_x = c->wi_x = UINT64_MAX;
+			c->wx_x = UINT64_MAX;
 			c->wi_floor = INT64_MIN;
 			return false;
 		}
@@ -786,10 +779,8 @@ bool dpmu_uarch_watch_arm(struct dpmu_uarch *u, unsigned core)
 	uint64_t at = c->cycles_delivered + left;
 	c->wx_x = left == UINT64_MAX || at < left || at > UINT64_MAX / 1000 ? UINT64_MAX : at * 1000;
 	c->wx_armed = c->wx_x;
-	/* likewise the instructions retired, insns_delivered + ileft */
-	uint64_t ai = c->insns_delivered + ileft;
-	c->wi_x = ileft == UINT64_MAX || ai < ileft ? UINT64_MAX : ai;
-	wi_floor_set(u, c);
+	/* INST_RETIRED: ileft more from the last delivery on */
+	c->wi_floor = ileft > (uint64_t)INT64_MAX ? INT64_MIN : (int64_t)u->batch - (int64_t)ileft;
 	c->wx_hit = false;
 	c->sample_on = true;
 	return true;

@@ -572,7 +572,6 @@ struct dpmu_ucore {
 	uint64_t ipend[DPMU_IEV_COUNT + 1];
 	uint16_t icode[DPMU_IEV_COUNT];
 	uint64_t cycles_delivered;
-	uint64_t insns_delivered;  /* instructions retired up to the last delivery */
 	uint64_t bus_delivered;    /* BUS_CYCLES delivered (DSU clock) */
 	/* The core's time in DSU cycles (dsu_cycles) when work_milli +
 	 * stall_cycles was dsu_key; dsu_seen is that sum when the cluster's
@@ -614,7 +613,7 @@ struct dpmu_ucore {
 	 * after every delivery and at every call (a register write between
 	 * calls may have moved a counter). fired: a delivery took a watched
 	 * count to its overflow. insns: the event is INST_RETIRED, counted
-	 * here (the block path's instruction watch, wi_x). */
+	 * here (the block path's instruction watch, wi_floor). */
 	struct dpmu_uwatch {
 		uint8_t live[DPMU_UWATCH_SOURCES];
 		uint8_t nlive;
@@ -624,14 +623,13 @@ struct dpmu_ucore {
 	unsigned nwatch;
 	bool watch_stale, watch_fired;
 	uint64_t wx_x, wx_armed; /* wx_x is UINT64_MAX after a hit, until the hooks */
-	/* Sampling INST_RETIRED on the block path: the instruction that
-	 * overflows the counter is the one that takes the core's retired
-	 * instructions (insns_delivered + those since, the batch less
-	 * batch_left) to wi_x (UINT64_MAX: none, or after a hit until the
-	 * hooks re-arm it). A block of n overflows it when batch_left - n is
-	 * at most wi_floor (insns_delivered + the batch - wi_x; INT64_MIN:
-	 * none), one compare on every block. */
-	uint64_t wi_x;
+	/* Sampling INST_RETIRED on the block path: the batch less the
+	 * instructions the counter still needs to overflow (those since the
+	 * last delivery, the batch less batch_left, are not in it yet); each
+	 * delivery adds those it delivers. A block of n overflows it when
+	 * batch_left - n is at most wi_floor, its instruction batch_left -
+	 * wi_floor - 1 (INT64_MIN: none, or after a hit until the hooks
+	 * re-arm it). One compare on every block. */
 	int64_t wi_floor;
 	bool wx_hit;       /* this block's instruction wx_j reached wx_x */
 	uint32_t wx_j;

@@ -806,7 +806,8 @@ static void s_branch(void *ctx, unsigned core, const struct dpmu_insn *in, uint6
  * to their templates) or hits the L2 (256 KiB: ones that depart from them
  * at a miss). `insns`: sampling INST_RETIRED, with every seventh block
  * retired one instruction at a time on the block path's engine too (as
- * the qemu backend retires a block that ran in part). */
+ * the qemu backend retires a block that ran in part). Half-way the batch
+ * changes, the watch armed. */
 static void sampled_run(bool insns)
 {
 	static struct blk blocks[NBLOCKS];
@@ -846,6 +847,13 @@ static void sampled_run(bool insns)
 			unsigned nx = (unsigned)(next() % NBLOCKS);
 			uint64_t addr[MAXLEN] = {0};
 			struct dpmu_insn in[MAXLEN];
+			if (r == runs / 2) {
+				/* a batch changed while the watch is armed (as the
+				 * qemu backend sets its batch after arming) */
+				const uint32_t nb = batch == 5 ? DPMU_UARCH_BATCH_DEFAULT : 7;
+				assert_int_equal(dpmu_uarch_set_batch(a.f->u, nb, &err), 0);
+				assert_int_equal(dpmu_uarch_set_batch(b.f->u, nb, &err), 0);
+			}
 			uint64_t to = execution(bk, &blocks[nx], reach, in, addr);
 			struct dpmu_insn *last = &in[bk->n - 1];
 			nbranch += last->br_kind == DPMU_BR_CALL || (last->flags & DPMU_IC_REG_BRANCH);
